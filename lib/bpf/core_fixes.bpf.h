@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CO-RE flavours for scheduler fields renamed across kernels. The
+ * default vmlinux.h is generated from a 6.18 kernel, so the plain types
+ * carry the new names and the ___pre_v614 flavours describe older
+ * kernels (commit 736c55a02c47 and the "Rename h_nr_running into
+ * h_nr_queued" series renamed these in 6.14).
+ */
+#ifndef SCHEDSCAN_CORE_FIXES_BPF_H
+#define SCHEDSCAN_CORE_FIXES_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+
+struct cfs_rq___pre_v614 {
+	unsigned int nr_running;
+	unsigned int h_nr_running;
+	unsigned int idle_h_nr_running;
+} __attribute__((preserve_access_index));
+
+/* Tasks queued on this cfs_rq and its children (h_nr_running before 6.14). */
+static __always_inline __u32 cfs_rq_h_nr_queued(struct cfs_rq *cfs_rq)
+{
+	struct cfs_rq___pre_v614 *old = (void *)cfs_rq;
+
+	if (bpf_core_field_exists(cfs_rq->h_nr_queued))
+		return BPF_CORE_READ(cfs_rq, h_nr_queued);
+	return BPF_CORE_READ(old, h_nr_running);
+}
+
+/*
+ * SCHED_IDLE tasks (or tasks in idle cgroups) queued below this cfs_rq:
+ * idle_h_nr_running since 5.4, h_nr_idle since 6.14. Seed 000 defines an
+ * "unoccupied" CPU as rq->nr_running == rq->cfs.idle_h_nr_running.
+ */
+static __always_inline __u32 cfs_rq_h_nr_idle(struct cfs_rq *cfs_rq)
+{
+	struct cfs_rq___pre_v614 *old = (void *)cfs_rq;
+
+	if (bpf_core_field_exists(cfs_rq->h_nr_idle))
+		return BPF_CORE_READ(cfs_rq, h_nr_idle);
+	if (bpf_core_field_exists(old->idle_h_nr_running))
+		return BPF_CORE_READ(old, idle_h_nr_running);
+	return 0;
+}
+
+/* enum cpu_idle_type was reordered in 6.10: read the values by name. */
+enum cpu_idle_type___pre_v610 {
+	CPU_NOT_IDLE___pre_v610 = 1,
+};
+
+static __always_inline int cpu_idle_type_not_idle(void)
+{
+	if (bpf_core_enum_value_exists(enum cpu_idle_type, __CPU_NOT_IDLE))
+		return bpf_core_enum_value(enum cpu_idle_type, __CPU_NOT_IDLE);
+	return bpf_core_enum_value(enum cpu_idle_type___pre_v610,
+				   CPU_NOT_IDLE___pre_v610);
+}
+
+#endif

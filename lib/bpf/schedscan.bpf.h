@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers every schedscan BPF object shares: task/CPU selection from
+ * .rodata, per-CPU event counters and histogram slot arithmetic.
+ * Include this once per .bpf.c (it defines the object's filter rodata).
+ */
+#ifndef SCHEDSCAN_BPF_H
+#define SCHEDSCAN_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "filter.h"
+#include "core_fixes.bpf.h"
+
+const volatile struct schedscan_filter schedscan_filter = {};
+
+static __always_inline bool cpu_selected(__u32 cpu)
+{
+	if (!schedscan_filter.use_cpus)
+		return true;
+	if (cpu >= SCHEDSCAN_MAX_CPUS)
+		return false;
+	return (schedscan_filter.cpus[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+static __always_inline bool comm_matches(struct task_struct *task)
+{
+	char comm[SCHEDSCAN_COMM_LEN];
+
+	BPF_CORE_READ_STR_INTO(&comm, task, comm);
+	for (int i = 0; i < SCHEDSCAN_COMM_LEN; i++) {
+		if (comm[i] != schedscan_filter.comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* True if the task's cgroup v2 is the selected one or below it. */
+static __always_inline bool cgroup_matches(struct task_struct *task)
+{
+	struct cgroup *cgrp = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+
+	for (int depth = 0; depth < SCHEDSCAN_CGROUP_MAX_DEPTH && cgrp; depth++) {
+		if (BPF_CORE_READ(cgrp, kn, id) == schedscan_filter.cgroup_id)
+			return true;
+		/* css "self" is the first member: its parent is the parent cgroup. */
+		cgrp = (struct cgroup *)BPF_CORE_READ(cgrp, self.parent);
+	}
+	return false;
+}
+
+/*
+ * Selection applies to the task an event is about (the wakee, the
+ * migrated task, the faulting task), never blindly to current: the
+ * waker is current in sched_waking, which is bcc runqlat's cgroup bug.
+ */
+static __always_inline bool task_selected(struct task_struct *task)
+{
+	if (schedscan_filter.tgid &&
+	    BPF_CORE_READ(task, tgid) != schedscan_filter.tgid)
+		return false;
+	if (schedscan_filter.use_comm && !comm_matches(task))
+		return false;
+	if (schedscan_filter.use_cgroup && !cgroup_matches(task))
+		return false;
+	return true;
+}
+
+/* Per-CPU counters: no shared cache line is written in the hot path. */
+#define SCHEDSCAN_COUNTER_MAP(name, nr)                                        \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
+		__uint(max_entries, nr);                                       \
+		__type(key, __u32);                                            \
+		__type(value, __u64);                                          \
+	} name SEC(".maps")
+
+static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
+{
+	__u64 *value = bpf_map_lookup_elem(map, &index);
+
+	if (value)
+		*value += delta;
+}
+
+/* floor(log2(value)) for value > 0, branch-free (no loop for the verifier). */
+static __always_inline __u32 log2_floor(__u64 value)
+{
+	__u32 result, shift;
+
+	result = (value > 0xFFFFFFFFULL) << 5;
+	value >>= result;
+	shift = (value > 0xFFFF) << 4;
+	value >>= shift;
+	result |= shift;
+	shift = (value > 0xFF) << 3;
+	value >>= shift;
+	result |= shift;
+	shift = (value > 0xF) << 2;
+	value >>= shift;
+	result |= shift;
+	shift = (value > 0x3) << 1;
+	value >>= shift;
+	result |= shift;
+	return result | (__u32)(value >> 1);
+}
+
+/* log2 slot: 0 -> 0, 1 -> 1, [2,3] -> 2, [4,7] -> 3, ... (as lib/hist.c). */
+static __always_inline __u32 log2_slot(__u64 value)
+{
+	return value ? log2_floor(value) + 1 : 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
+
+#endif

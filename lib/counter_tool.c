@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfstats.h"
+#include "counter_tool.h"
+#include "report.h"
+#include "runloop.h"
+
+struct counter_run {
+	const struct counter_tool *tool;
+	const struct common_opts *opts;
+	struct hook hooks[COUNTER_TOOL_MAX_HOOKS];
+	struct report report;
+	unsigned long long *last;	/* cumulative sums at the last interval */
+	unsigned long long *now;
+	unsigned long long *per_cpu;
+	int nr_cpus;
+};
+
+static int read_counters(struct counter_run *run)
+{
+	int fd = bpf_map__fd(run->tool->counters);
+
+	for (unsigned int key = 0; key < run->tool->nr_counters; key++) {
+		if (bpf_map_lookup_elem(fd, &key, run->per_cpu))
+			return -errno;
+		run->now[key] = 0;
+		for (int cpu = 0; cpu < run->nr_cpus; cpu++)
+			run->now[key] += run->per_cpu[cpu];
+	}
+	return 0;
+}
+
+static void fill_metrics(struct counter_run *run, bool final,
+			 struct metric_value *values)
+{
+	const struct counter_tool *tool = run->tool;
+
+	for (int i = 0; i < tool->nr_metrics; i++) {
+		const struct counter_metric *m = &tool->metrics[i];
+		const struct hook *hook = &run->hooks[m->hook];
+		unsigned int c = m->counter;
+
+		values[i] = (struct metric_value){
+			.name = m->name,
+			.tier = flavour_name(hook->flavour),
+			.available = hook->flavour != FLAVOUR_NONE,
+			.why = hook->why,
+			.value = final ? run->now[c] : run->now[c] - run->last[c],
+		};
+	}
+}
+
+static int report_counters(void *ctx, const struct run_window *window)
+{
+	struct counter_run *run = ctx;
+	struct metric_value values[COUNTER_TOOL_MAX_METRICS];
+	struct prog_stat stats[COUNTER_TOOL_MAX_HOOKS * HOOK_MAX_PROGS];
+	int nr_stats = 0, ret;
+
+	ret = read_counters(run);
+	if (ret) {
+		fprintf(stderr, "%s: reading the counters failed: %s\n",
+			run->tool->tool, strerror(-ret));
+		return ret;
+	}
+	fill_metrics(run, window->final, values);
+	if (window->final && run->opts->stats)
+		nr_stats = bpfstats_collect(run->hooks, run->tool->nr_hooks,
+					    stats, sizeof(stats) / sizeof(stats[0]));
+	if (report_window(&run->report, window, values, run->tool->nr_metrics,
+			  stats, nr_stats)) {
+		fprintf(stderr, "%s: writing the report failed\n", run->tool->tool);
+		return -EIO;
+	}
+	memcpy(run->last, run->now, run->tool->nr_counters * sizeof(*run->now));
+	return 0;
+}
+
+int counter_tool_main(const struct counter_tool *tool,
+		      const struct common_opts *opts,
+		      struct bpf_object_skeleton *skeleton)
+{
+	struct metric_value values[COUNTER_TOOL_MAX_METRICS];
+	struct counter_run run = { .tool = tool, .opts = opts };
+	char err[512];
+	int stats_fd = -1, exit_code = 1;
+
+	if (tool->nr_hooks > COUNTER_TOOL_MAX_HOOKS ||
+	    tool->nr_metrics > COUNTER_TOOL_MAX_METRICS)
+		return 1;
+	run.nr_cpus = libbpf_num_possible_cpus();
+	run.last = calloc(tool->nr_counters, sizeof(*run.last));
+	run.now = calloc(tool->nr_counters, sizeof(*run.now));
+	run.per_cpu = calloc(run.nr_cpus > 0 ? run.nr_cpus : 1, sizeof(*run.per_cpu));
+	report_init(&run.report, tool->tool, probe_mode_name(opts->mode),
+		    opts->json, opts->timestamp, stdout);
+	if (run.nr_cpus <= 0 || !run.last || !run.now || !run.per_cpu) {
+		fprintf(stderr, "%s: out of memory\n", tool->tool);
+		goto out;
+	}
+	if (hooks_prepare(*skeleton->obj, tool->hooks, tool->nr_hooks, opts,
+			  run.hooks, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tool->tool, err);
+		goto out;
+	}
+	if (bpf_object__load_skeleton(skeleton)) {
+		fprintf(stderr, "%s: loading the BPF programs failed: %s (run with -v for the verifier log)\n",
+			tool->tool, strerror(errno));
+		goto out;
+	}
+	if (opts->stats) {
+		stats_fd = bpfstats_enable(err, sizeof(err));
+		if (stats_fd == -1) {
+			fprintf(stderr, "%s: %s\n", tool->tool, err);
+			goto out;
+		}
+	}
+	run_install_signals();
+	if (hooks_attach(run.hooks, tool->nr_hooks, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tool->tool, err);
+		goto out;
+	}
+	fill_metrics(&run, true, values);
+	report_banner(&run.report, tool->what, values, tool->nr_metrics);
+	exit_code = run_loop(opts, report_counters, &run) ? 1 : 0;
+out:
+	hooks_detach(run.hooks, tool->nr_hooks);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	report_free(&run.report);
+	free(run.last);
+	free(run.now);
+	free(run.per_cpu);
+	return exit_code;
+}

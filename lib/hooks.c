@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "hooks.h"
+#include "probe.h"
+#include "util.h"
+
+struct flavour_desc {
+	const char *name, *tier;
+	const char *suffix[HOOK_MAX_PROGS];
+	bool is_return[HOOK_MAX_PROGS];
+};
+
+static const struct flavour_desc flavours[NR_FLAVOURS] = {
+	[FLAVOUR_NONE] = { "none", "none", {}, {} },
+	[FLAVOUR_FENTRY] = { "fentry", "fentry", { "fentry", "fexit" },
+			     { false, true } },
+	[FLAVOUR_KPROBE] = { "kprobe", "kprobe", { "kprobe", "kretprobe" },
+			     { false, true } },
+	[FLAVOUR_TP_BTF] = { "tp_btf", "tracepoint", { "tp_btf" }, {} },
+	[FLAVOUR_RAW_TP] = { "raw_tp", "tracepoint", { "raw_tp" }, {} },
+	[FLAVOUR_TRACEPOINT] = { "tracepoint", "tracepoint", { "tp" }, {} },
+};
+
+const char *flavour_name(enum flavour flavour)
+{
+	return flavour < NR_FLAVOURS ? flavours[flavour].name : "none";
+}
+
+const char *flavour_tier(enum flavour flavour)
+{
+	return flavour < NR_FLAVOURS ? flavours[flavour].tier : "none";
+}
+
+static struct bpf_program *find_prog(struct bpf_object *obj, const char *hook,
+				     const char *suffix)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s__%s", hook, suffix);
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+static bool object_has_flavour(struct bpf_object *obj, const char *hook,
+			       enum flavour flavour)
+{
+	for (int i = 0; i < HOOK_MAX_PROGS; i++)
+		if (flavours[flavour].suffix[i] &&
+		    find_prog(obj, hook, flavours[flavour].suffix[i]))
+			return true;
+	return false;
+}
+
+static bool kernel_can(enum flavour flavour, const struct hook_spec *spec,
+		       const char *target, char *why, size_t whylen)
+{
+	switch (flavour) {
+	case FLAVOUR_FENTRY:
+		return probe_fentry(target, why, whylen);
+	case FLAVOUR_KPROBE:
+		return probe_kprobe(target, why, whylen);
+	case FLAVOUR_TP_BTF:
+		return probe_tp_btf(target, why, whylen);
+	case FLAVOUR_RAW_TP:
+		return probe_raw_tp(target, why, whylen);
+	case FLAVOUR_TRACEPOINT:
+		if (!spec->category) {
+			errmsg(why, whylen, "%s is a bare tracepoint with no tracefs event",
+			       target);
+			return false;
+		}
+		return probe_tracepoint(spec->category, target, why, whylen);
+	default:
+		return false;
+	}
+}
+
+/* Flavours to try for a hook under a --mode, best first, FLAVOUR_NONE-terminated. */
+static void candidate_flavours(enum hook_kind kind, enum probe_mode mode,
+			       enum flavour out[4])
+{
+	int n = 0;
+
+	if (kind == HOOK_FUNCTION) {
+		if (mode == MODE_AUTO || mode == MODE_FENTRY)
+			out[n++] = FLAVOUR_FENTRY;
+		if (mode == MODE_AUTO || mode == MODE_KPROBE)
+			out[n++] = FLAVOUR_KPROBE;
+	} else {
+		out[n++] = FLAVOUR_TP_BTF;
+		out[n++] = FLAVOUR_RAW_TP;
+		out[n++] = FLAVOUR_TRACEPOINT;
+	}
+	out[n] = FLAVOUR_NONE;
+}
+
+/* Appends "flavour: reason" to the hook's list of reasons. */
+static void note_refusal(struct hook *hook, enum flavour flavour,
+			 const char *why)
+{
+	size_t used = strlen(hook->why);
+
+	/* One missing kprobe PMU is one reason, whatever the targets. */
+	if (strstr(hook->why, why))
+		return;
+	snprintf(hook->why + used, sizeof(hook->why) - used, "%s%s: %s",
+		 used ? "; " : "", flavours[flavour].name, why);
+}
+
+static void choose_flavour(struct bpf_object *obj, struct hook *hook,
+			   const struct common_opts *opts)
+{
+	const struct hook_spec *spec = hook->spec;
+	enum flavour candidates[4];
+	char why[256];
+
+	if (spec->kind == HOOK_FUNCTION && opts->mode == MODE_TRACEPOINT) {
+		snprintf(hook->why, sizeof(hook->why),
+			 "--mode tracepoint attaches no kernel function hooks");
+		return;
+	}
+	candidate_flavours(spec->kind, opts->mode, candidates);
+	for (int c = 0; candidates[c] != FLAVOUR_NONE; c++) {
+		enum flavour flavour = candidates[c];
+
+		if (!object_has_flavour(obj, spec->name, flavour))
+			continue;
+		/* The classic record has no task pointer to filter on. */
+		if (flavour == FLAVOUR_TRACEPOINT &&
+		    (opts->pid || opts->cgroup_path || opts->comm[0])) {
+			note_refusal(hook, flavour,
+				     "cannot filter by PID, task name or cgroup");
+			continue;
+		}
+		for (int t = 0; t < HOOK_MAX_TARGETS && spec->targets[t]; t++) {
+			if (kernel_can(flavour, spec, spec->targets[t], why,
+				       sizeof(why))) {
+				hook->flavour = flavour;
+				hook->target = spec->targets[t];
+				hook->why[0] = '\0';
+				return;
+			}
+			note_refusal(hook, flavour, why);
+		}
+	}
+	if (!hook->why[0])
+		snprintf(hook->why, sizeof(hook->why), "no program for this tier");
+}
+
+int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
+		  int nr_hooks, const struct common_opts *opts,
+		  struct hook *hooks, char *err, size_t errlen)
+{
+	for (int h = 0; h < nr_hooks; h++) {
+		struct hook *hook = &hooks[h];
+		const struct flavour_desc *desc;
+
+		memset(hook, 0, sizeof(*hook));
+		hook->spec = &specs[h];
+		for (int f = FLAVOUR_FENTRY; f < NR_FLAVOURS; f++) {
+			for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+				struct bpf_program *prog;
+
+				if (!flavours[f].suffix[i])
+					continue;
+				prog = find_prog(obj, specs[h].name,
+						 flavours[f].suffix[i]);
+				if (prog)
+					bpf_program__set_autoload(prog, false);
+			}
+		}
+		choose_flavour(obj, hook, opts);
+		if (hook->flavour == FLAVOUR_NONE) {
+			bool forced = opts->mode == MODE_FENTRY ||
+				      opts->mode == MODE_KPROBE;
+
+			if (specs[h].optional)
+				continue;
+			if (specs[h].kind == HOOK_TRACEPOINT)
+				return errmsg(err, errlen,
+					      "cannot attach to tracepoint %s: %s",
+					      specs[h].targets[0], hook->why);
+			if (forced)
+				return errmsg(err, errlen,
+					      "--mode %s is not available for %s(): %s",
+					      probe_mode_name(opts->mode),
+					      specs[h].targets[0], hook->why);
+			continue;
+		}
+		desc = &flavours[hook->flavour];
+		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+			struct bpf_program *prog;
+			int ret;
+
+			if (!desc->suffix[i])
+				continue;
+			prog = find_prog(obj, specs[h].name, desc->suffix[i]);
+			if (!prog)
+				continue;
+			hook->progs[i] = prog;
+			hook->is_return[i] = desc->is_return[i];
+			bpf_program__set_autoload(prog, true);
+			if (hook->flavour != FLAVOUR_FENTRY &&
+			    hook->flavour != FLAVOUR_TP_BTF)
+				continue;
+			ret = bpf_program__set_attach_target(prog, 0,
+							     hook->target);
+			if (ret)
+				return errmsg(err, errlen,
+					      "cannot target %s at %s: %s",
+					      bpf_program__name(prog),
+					      hook->target, strerror(-ret));
+		}
+	}
+	return 0;
+}
+
+static struct bpf_link *attach_one(struct hook *hook, int i)
+{
+	struct bpf_program *prog = hook->progs[i];
+
+	switch (hook->flavour) {
+	case FLAVOUR_FENTRY:
+	case FLAVOUR_TP_BTF:
+		return bpf_program__attach_trace(prog);
+	case FLAVOUR_KPROBE:
+		return bpf_program__attach_kprobe(prog, hook->is_return[i],
+						  hook->target);
+	case FLAVOUR_RAW_TP:
+		return bpf_program__attach_raw_tracepoint(prog, hook->target);
+	case FLAVOUR_TRACEPOINT:
+		return bpf_program__attach_tracepoint(prog,
+						      hook->spec->category,
+						      hook->target);
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+}
+
+int hooks_attach(struct hook *hooks, int nr_hooks, char *err, size_t errlen)
+{
+	for (int h = 0; h < nr_hooks; h++) {
+		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+			if (!hooks[h].progs[i])
+				continue;
+			hooks[h].links[i] = attach_one(&hooks[h], i);
+			if (!hooks[h].links[i]) {
+				int saved = errno;
+
+				hooks_detach(hooks, nr_hooks);
+				return errmsg(err, errlen,
+					      "attaching %s to %s failed: %s",
+					      bpf_program__name(hooks[h].progs[i]),
+					      hooks[h].target, strerror(saved));
+			}
+		}
+	}
+	return 0;
+}
+
+void hooks_detach(struct hook *hooks, int nr_hooks)
+{
+	for (int h = 0; h < nr_hooks; h++) {
+		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+			bpf_link__destroy(hooks[h].links[i]);
+			hooks[h].links[i] = NULL;
+		}
+	}
+}

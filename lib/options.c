@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include "options.h"
+#include "util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* A day is far beyond "attach for a few minutes"; larger values are typos. */
+#define MAX_SECONDS (7 * 24 * 3600.0)
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_MODE,
+	OPT_STATS,
+	OPT_COMM,
+};
+
+static const struct argp_option common_options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Trace tasks with this name only", 1 },
+	{ "cgroup", 'c', "PATH", 0, "Trace tasks in this cgroup v2 only", 1 },
+	{ "cpus", 'C', "LIST", 0, "Trace these CPUs only (e.g. 0-3,8)", 1 },
+	{ "interval", 'i', "SEC", 0, "Print a report every SEC seconds", 2 },
+	{ "duration", 'd', "SEC", 0, "Stop after SEC seconds", 2 },
+	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each report", 2 },
+	{ "json", OPT_JSON, NULL, 0, "Print JSON Lines (see docs/json.md)", 2 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
+	{ "stats", OPT_STATS, NULL, 0,
+	  "Print each BPF program's own cost at the end", 3 },
+	{ "verbose", 'v', NULL, 0, "Print libbpf debug messages", 3 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 3 },
+	{},
+};
+
+void common_opts_init(struct common_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->mode = MODE_AUTO;
+	opts->proc_root = getenv("SCHEDSCAN_PROC") ?: "/proc";
+	opts->sysfs_root = getenv("SCHEDSCAN_SYSFS") ?: "/sys";
+}
+
+const char *probe_mode_name(enum probe_mode mode)
+{
+	switch (mode) {
+	case MODE_FENTRY:
+		return "fentry";
+	case MODE_KPROBE:
+		return "kprobe";
+	case MODE_TRACEPOINT:
+		return "tracepoint";
+	default:
+		return "auto";
+	}
+}
+
+int parse_seconds(const char *what, const char *text, double *out,
+		  char *err, size_t errlen)
+{
+	char *end;
+	double value;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (!*text || *end || errno == ERANGE || !isfinite(value))
+		return errmsg(err, errlen,
+			    "invalid %s '%s': expected a number of seconds",
+			    what, text);
+	if (value <= 0)
+		return errmsg(err, errlen, "invalid %s '%s': it must be above 0",
+			    what, text);
+	if (value > MAX_SECONDS || value < 0.001)
+		return errmsg(err, errlen,
+			    "%s '%s' is out of range (0.001 to %.0f seconds)",
+			    what, text, MAX_SECONDS);
+	*out = value;
+	return 0;
+}
+
+int parse_count(const char *text, long *out, char *err, size_t errlen)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (!*text || *end || errno == ERANGE)
+		return errmsg(err, errlen,
+			    "invalid count '%s': expected a whole number", text);
+	if (value <= 0)
+		return errmsg(err, errlen, "invalid count '%s': it must be above 0",
+			    text);
+	*out = value;
+	return 0;
+}
+
+int parse_pid(const char *text, const char *proc_root, pid_t *out, char *err,
+	      size_t errlen)
+{
+	char path[PATH_MAX], *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (!*text || *end || errno == ERANGE)
+		return errmsg(err, errlen, "invalid PID '%s': expected a number",
+			    text);
+	if (value <= 0 || value > INT_MAX)
+		return errmsg(err, errlen, "invalid PID '%s': it must be above 0",
+			    text);
+	snprintf(path, sizeof(path), "%s/%ld", proc_root, value);
+	if (access(path, F_OK))
+		return errmsg(err, errlen, "no process with PID %ld exists", value);
+	*out = (pid_t)value;
+	return 0;
+}
+
+int parse_comm(const char *text, char *out, size_t outlen, char *err,
+	       size_t errlen)
+{
+	size_t len = strlen(text);
+
+	if (!len)
+		return errmsg(err, errlen, "invalid task name '': it is empty");
+	/* The kernel keeps 15 characters of a task name (TASK_COMM_LEN - 1). */
+	if (len >= outlen)
+		return errmsg(err, errlen,
+			    "task name '%s' is longer than the kernel's %zu characters",
+			    text, outlen - 1);
+	memcpy(out, text, len + 1);
+	return 0;
+}
+
+int parse_mode(const char *text, enum probe_mode *out, char *err,
+	       size_t errlen)
+{
+	static const enum probe_mode modes[] = { MODE_AUTO, MODE_FENTRY,
+						 MODE_KPROBE, MODE_TRACEPOINT };
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(text, probe_mode_name(modes[i]))) {
+			*out = modes[i];
+			return 0;
+		}
+	}
+	return errmsg(err, errlen,
+		    "invalid mode '%s': expected auto, fentry, kprobe or tracepoint",
+		    text);
+}
+
+static int read_cpulist_file(const char *path, struct cpumask *mask)
+{
+	char err[128], *text = read_text_file(path, NULL);
+	int ret;
+
+	if (!text)
+		return -1;
+	ret = cpulist_parse(text, mask, err, sizeof(err));
+	free(text);
+	return ret;
+}
+
+int parse_cpus(const char *text, const char *sysfs_root, struct cpumask *out,
+	       char *err, size_t errlen)
+{
+	struct cpumask present;
+	char path[PATH_MAX], list[256];
+	int cpu;
+
+	if (cpulist_parse(text, out, err, errlen))
+		return -1;
+	if (cpumask_empty(out))
+		return errmsg(err, errlen, "invalid CPU list '%s': it is empty",
+			    text);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root);
+	if (read_cpulist_file(path, &present))
+		return errmsg(err, errlen, "cannot read the online CPUs from %s",
+			    path);
+	for (cpu = cpumask_next(out, -1); cpu >= 0; cpu = cpumask_next(out, cpu)) {
+		if (!cpumask_test(&present, cpu)) {
+			if (cpulist_format(&present, list, sizeof(list)) < 0)
+				strcpy(list, "?");
+			return errmsg(err, errlen,
+				    "CPU %d does not exist or is offline (online CPUs: %s)",
+				    cpu, list);
+		}
+	}
+	return 0;
+}
+
+int parse_cgroup(const char *path, unsigned long long *id, char *err,
+		 size_t errlen)
+{
+	struct {
+		struct file_handle handle;
+		unsigned long long cgid;
+	} fh;
+	struct statfs fs;
+	struct stat st;
+	int mount_id;
+
+	if (stat(path, &st))
+		return errmsg(err, errlen, "cgroup '%s' does not exist", path);
+	if (!S_ISDIR(st.st_mode) || statfs(path, &fs) ||
+	    fs.f_type != CGROUP2_SUPER_MAGIC)
+		return errmsg(err, errlen,
+			    "'%s' is not a cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)",
+			    path);
+	/* The file handle of a cgroup2 directory is its 64-bit cgroup id. */
+	fh.handle.handle_bytes = sizeof(fh.cgid);
+	if (!name_to_handle_at(AT_FDCWD, path, &fh.handle, &mount_id, 0) &&
+	    fh.handle.handle_bytes == sizeof(fh.cgid)) {
+		memcpy(id, fh.handle.f_handle, sizeof(*id));
+		return 0;
+	}
+	*id = st.st_ino;
+	return 0;
+}
+
+static error_t parse_common(int key, char *arg, struct argp_state *state)
+{
+	struct common_opts *opts = state->input;
+	char err[512];
+	int ret = 0;
+
+	switch (key) {
+	case 'p':
+		ret = parse_pid(arg, opts->proc_root, &opts->pid, err, sizeof(err));
+		break;
+	case OPT_COMM:
+		ret = parse_comm(arg, opts->comm, sizeof(opts->comm), err,
+				 sizeof(err));
+		break;
+	case 'c':
+		ret = parse_cgroup(arg, &opts->cgroup_id, err, sizeof(err));
+		opts->cgroup_path = arg;
+		break;
+	case 'C':
+		ret = parse_cpus(arg, opts->sysfs_root, &opts->cpus, err,
+				 sizeof(err));
+		opts->have_cpus = true;
+		break;
+	case 'i':
+		if (opts->interval_from_option || opts->nr_positional) {
+			snprintf(err, sizeof(err),
+				 "the interval was given twice (-i and a positional interval)");
+			ret = -1;
+			break;
+		}
+		ret = parse_seconds("interval", arg, &opts->interval_s, err,
+				    sizeof(err));
+		opts->interval_from_option = true;
+		break;
+	case 'd':
+		ret = parse_seconds("duration", arg, &opts->duration_s, err,
+				    sizeof(err));
+		break;
+	case 'T':
+		opts->timestamp = true;
+		break;
+	case OPT_JSON:
+		opts->json = true;
+		break;
+	case OPT_MODE:
+		ret = parse_mode(arg, &opts->mode, err, sizeof(err));
+		break;
+	case OPT_STATS:
+		opts->stats = true;
+		break;
+	case 'v':
+		opts->verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (opts->nr_positional == 0) {
+			if (opts->interval_from_option) {
+				snprintf(err, sizeof(err),
+					 "the interval was given twice (-i and a positional interval)");
+				ret = -1;
+				break;
+			}
+			ret = parse_seconds("interval", arg, &opts->interval_s,
+					    err, sizeof(err));
+		} else if (opts->nr_positional == 1) {
+			ret = parse_count(arg, &opts->count, err, sizeof(err));
+		} else {
+			snprintf(err, sizeof(err),
+				 "unexpected argument '%s': only [interval] [count] are taken",
+				 arg);
+			ret = -1;
+		}
+		opts->nr_positional++;
+		break;
+	case ARGP_KEY_END:
+		if (opts->count && !opts->interval_s) {
+			snprintf(err, sizeof(err), "a count needs an interval");
+			ret = -1;
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	if (ret) {
+		/* argp_error prints "prog: msg" plus a --help hint and exits 2. */
+		argp_error(state, "%s", err);
+		return EINVAL;
+	}
+	return 0;
+}
+
+const struct argp common_argp = {
+	.options = common_options,
+	.parser = parse_common,
+};
+
+static error_t parse_tool(int key, char *arg, struct argp_state *state)
+{
+	if (key == ARGP_KEY_INIT)
+		state->child_inputs[0] = state->input;
+	return ARGP_ERR_UNKNOWN;
+}
+
+void parse_tool_args(int argc, char **argv, const char *doc,
+		     struct common_opts *opts)
+{
+	static const struct argp_child children[] = {
+		{ &common_argp, 0, NULL, 0 },
+		{},
+	};
+	const struct argp argp = {
+		.parser = parse_tool,
+		.args_doc = "[interval] [count]",
+		.doc = doc,
+		.children = children,
+	};
+
+	static char version[64];
+
+	snprintf(version, sizeof(version), "%s %s",
+		 program_invocation_short_name, SCHEDSCAN_VERSION);
+	argp_program_version = version;
+	common_opts_init(opts);
+	argp_parse(&argp, argc, argv, 0, NULL, opts);
+}
+
+/* glibc's argp exits with this status on a usage error. */
+__attribute__((constructor)) static void set_usage_exit_status(void)
+{
+	argp_err_exit_status = OPTIONS_EXIT_USAGE;
+}

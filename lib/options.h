@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Options every schedscan tool takes, parsed once by an argp child
+ * parser (libbpf-tools conventions: [interval] [count], -T, -p, -c, -v,
+ * plus --json, --mode, --stats, -C and -d). A bad value ends the program
+ * with one sentence on stderr and exit status 2, before anything is
+ * loaded or attached.
+ */
+#ifndef SCHEDSCAN_OPTIONS_H
+#define SCHEDSCAN_OPTIONS_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include "cpumask.h"
+
+#define OPTIONS_EXIT_USAGE 2
+
+enum probe_mode { MODE_AUTO, MODE_FENTRY, MODE_KPROBE, MODE_TRACEPOINT };
+
+struct common_opts {
+	pid_t pid;			/* 0: any */
+	char comm[16];			/* "" : any */
+	const char *cgroup_path;	/* NULL: any */
+	unsigned long long cgroup_id;
+	struct cpumask cpus;
+	bool have_cpus;
+	double interval_s;		/* 0: one report at the end */
+	long count;			/* intervals to print, 0: unlimited */
+	double duration_s;		/* 0: until Ctrl-C */
+	bool timestamp, json, verbose, stats;
+	enum probe_mode mode;
+	/* Where to look things up; tests point these at fixtures. */
+	const char *proc_root, *sysfs_root;
+	/* Internal: positional arguments seen and -i given. */
+	int nr_positional;
+	bool interval_from_option;
+};
+
+/* Put in the tool's struct argp children; the input is a struct common_opts *. */
+extern const struct argp common_argp;
+
+void common_opts_init(struct common_opts *opts);
+/*
+ * Parses a tool's command line (common options only; the tool's doc
+ * string gives USAGE and EXAMPLES); exits 2 on a bad value.
+ */
+void parse_tool_args(int argc, char **argv, const char *doc,
+		     struct common_opts *opts);
+const char *probe_mode_name(enum probe_mode mode);
+
+/*
+ * Value checks, exported for the unit tests. Each returns 0 or -1 with
+ * one sentence in err.
+ */
+int parse_seconds(const char *what, const char *text, double *out,
+		  char *err, size_t errlen);
+int parse_count(const char *text, long *out, char *err, size_t errlen);
+int parse_pid(const char *text, const char *proc_root, pid_t *out,
+	      char *err, size_t errlen);
+int parse_comm(const char *text, char *out, size_t outlen, char *err,
+	       size_t errlen);
+int parse_mode(const char *text, enum probe_mode *out, char *err,
+	       size_t errlen);
+int parse_cpus(const char *text, const char *sysfs_root, struct cpumask *out,
+	       char *err, size_t errlen);
+int parse_cgroup(const char *path, unsigned long long *id, char *err,
+		 size_t errlen);
+
+#endif

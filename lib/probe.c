@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "probe.h"
+#include "util.h"
+
+static const struct bpf_insn return_zero[] = {
+	{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
+	{ .code = 0x95 },				/* exit */
+};
+
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(btf))
+			btf = NULL;
+	}
+	return btf;
+}
+
+bool kernel_has_btf_func(const char *func)
+{
+	struct btf *btf = vmlinux_btf();
+
+	return btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * Loads return_zero with opts and, if asked, opens a raw tracepoint or
+ * link on it. Detaching a tracing program waits for an RCU-tasks grace
+ * period (about 0.25 s here), so only checks that need it attach.
+ */
+static bool load_and_open(enum bpf_prog_type type,
+			  const struct bpf_prog_load_opts *opts, bool attach,
+			  const char *raw_tp_name, const char *what,
+			  char *why, size_t whylen)
+{
+	int prog_fd, link_fd;
+
+	prog_fd = bpf_prog_load(type, NULL, "GPL", return_zero, 2, opts);
+	if (prog_fd < 0) {
+		errmsg(why, whylen, "loading a test %s program failed: %s",
+		       what, strerror(errno));
+		return false;
+	}
+	if (!attach) {
+		close(prog_fd);
+		return true;
+	}
+	link_fd = bpf_raw_tracepoint_open(raw_tp_name, prog_fd);
+	if (link_fd < 0) {
+		errmsg(why, whylen, "attaching a test %s program failed: %s",
+		       what, strerror(errno));
+		close(prog_fd);
+		return false;
+	}
+	close(link_fd);
+	close(prog_fd);
+	return true;
+}
+
+bool probe_fentry(const char *func, char *why, size_t whylen)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY);
+	struct btf *btf = vmlinux_btf();
+	int id;
+
+	if (!btf) {
+		errmsg(why, whylen, "the kernel BTF could not be loaded");
+		return false;
+	}
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id <= 0) {
+		errmsg(why, whylen, "%s() is not in the kernel BTF (inlined, renamed or absent)",
+		       func);
+		return false;
+	}
+	opts.attach_btf_id = id;
+	/* Some kernels load fentry programs they cannot attach (no trampoline). */
+	return load_and_open(BPF_PROG_TYPE_TRACING, &opts, true, NULL, "fentry",
+			     why, whylen);
+}
+
+bool probe_tp_btf(const char *tp, char *why, size_t whylen)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_RAW_TP);
+	int id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+
+	if (id <= 0) {
+		errmsg(why, whylen, "tracepoint %s is not in the kernel BTF", tp);
+		return false;
+	}
+	opts.attach_btf_id = id;
+	return load_and_open(BPF_PROG_TYPE_TRACING, &opts, false, NULL,
+			     "tp_btf", why, whylen);
+}
+
+bool probe_raw_tp(const char *tp, char *why, size_t whylen)
+{
+	return load_and_open(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, true, tp,
+			     "raw_tp", why, whylen);
+}
+
+static int read_int_file(const char *path, int *value)
+{
+	char *text = read_text_file(path, NULL);
+	int ret = -1;
+
+	if (text && sscanf(text, "%d", value) == 1)
+		ret = 0;
+	free(text);
+	return ret;
+}
+
+/*
+ * Opens a kprobe perf event on func through the kprobe PMU, the same
+ * path libbpf takes, and closes it again.
+ */
+bool probe_kprobe(const char *func, char *why, size_t whylen)
+{
+	struct perf_event_attr attr = {};
+	int type, fd;
+
+	if (read_int_file("/sys/bus/event_source/devices/kprobe/type", &type)) {
+		errmsg(why, whylen, "this kernel has no kprobe PMU (CONFIG_KPROBES off or kprobes disabled)");
+		return false;
+	}
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config1 = (uint64_t)(uintptr_t)func;	/* kprobe_func */
+	attr.config2 = 0;				/* probe_offset */
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		errmsg(why, whylen, "a kprobe on %s() could not be created: %s",
+		       func, strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+const char *tracefs_path(void)
+{
+	static const char *const candidates[] = {
+		"/sys/kernel/tracing",
+		"/sys/kernel/debug/tracing",
+	};
+	char path[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+		snprintf(path, sizeof(path), "%s/events", candidates[i]);
+		if (!access(path, R_OK))
+			return candidates[i];
+	}
+	return NULL;
+}
+
+bool probe_tracepoint(const char *category, const char *tp, char *why,
+		      size_t whylen)
+{
+	const char *tracefs = tracefs_path();
+	char path[512];
+
+	if (!tracefs) {
+		errmsg(why, whylen, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, category, tp);
+	if (access(path, R_OK)) {
+		errmsg(why, whylen, "tracepoint %s:%s does not exist", category, tp);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Can this kernel attach a given flavour to a given function or
+ * tracepoint? Each check really loads (and for fentry/raw_tp briefly
+ * attaches) a two-instruction program, because "the symbol exists" is
+ * not the same as "attaching works": on some kernels fentry loads fail
+ * with EPERM while the BTF is all there. Results are one sentence in
+ * why on failure.
+ */
+#ifndef SCHEDSCAN_PROBE_H
+#define SCHEDSCAN_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool probe_fentry(const char *func, char *why, size_t whylen);
+bool probe_kprobe(const char *func, char *why, size_t whylen);
+bool probe_tp_btf(const char *tp, char *why, size_t whylen);
+bool probe_raw_tp(const char *tp, char *why, size_t whylen);
+bool probe_tracepoint(const char *category, const char *tp, char *why,
+		      size_t whylen);
+/* Function present in the kernel's BTF (names a renamed function's era). */
+bool kernel_has_btf_func(const char *func);
+/* Mount point of tracefs, or NULL. */
+const char *tracefs_path(void);
+
+#endif

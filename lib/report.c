@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include <time.h>
+#include "bpfstats.h"
+#include "hist.h"
+#include "preflight.h"
+#include "report.h"
+#include "runloop.h"
+
+void report_init(struct report *r, const char *tool, const char *mode,
+		 bool json, bool timestamp, FILE *out)
+{
+	memset(r, 0, sizeof(*r));
+	r->tool = tool;
+	r->mode = mode;
+	r->json = json;
+	r->timestamp = timestamp;
+	r->out = out;
+	json_init(&r->writer);
+}
+
+void report_free(struct report *r)
+{
+	json_free(&r->writer);
+}
+
+void report_banner(struct report *r, const char *what,
+		   const struct metric_value *metrics, int nr_metrics)
+{
+	if (r->json)
+		return;
+	fprintf(r->out, "Tracing %s... Hit Ctrl-C to end.\n", what);
+	for (int i = 0; i < nr_metrics; i++)
+		if (!metrics[i].available)
+			fprintf(r->out, "Not measured: %s (%s)\n",
+				metrics[i].name, metrics[i].why);
+	fflush(r->out);
+}
+
+static void print_clock(FILE *out, double when)
+{
+	time_t secs = (time_t)when;
+	struct tm tm;
+	char buf[16];
+
+	localtime_r(&secs, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	fprintf(out, "%s\n", buf);
+}
+
+static void text_window(struct report *r, const struct run_window *window,
+			const struct metric_value *metrics, int nr_metrics,
+			const struct prog_stat *stats, int nr_stats)
+{
+	double seconds = window->end_mono - window->start_mono;
+	FILE *out = r->out;
+
+	fputc('\n', out);
+	if (window->final)
+		fprintf(out, "Summary: %.2f s, %d interval%s, ended by %s\n",
+			seconds, window->intervals,
+			window->intervals == 1 ? "" : "s", window->end_reason);
+	else if (r->timestamp)
+		print_clock(out, window->end);
+	fprintf(out, "%-34s %-10s %14s %14s\n", "METRIC", "TIER", "COUNT",
+		"PER SEC");
+	for (int i = 0; i < nr_metrics; i++) {
+		const struct metric_value *m = &metrics[i];
+		char tier[24];
+
+		if (!m->available || m->hist)
+			continue;
+		snprintf(tier, sizeof(tier), "%s%s", m->tier,
+			 m->estimated ? "~" : "");
+		fprintf(out, "%-34s %-10s %14llu %14.1f\n", m->name, tier,
+			m->value, seconds > 0 ? m->value / seconds : 0.0);
+	}
+	for (int i = 0; i < nr_metrics; i++) {
+		const struct metric_value *m = &metrics[i];
+
+		if (!m->available || !m->hist)
+			continue;
+		fprintf(out, "\n%s (%s%s):\n", m->name, m->tier,
+			m->estimated ? ", estimated" : "");
+		hist_print(m->hist, m->unit, out);
+	}
+	if (nr_stats) {
+		fprintf(out, "\n%-29s %11s %14s %10s %8s\n", "BPF PROGRAM",
+			"RUN_CNT", "RUN_TIME_NS", "NS/EVENT", "MISSED");
+		for (int i = 0; i < nr_stats; i++)
+			fprintf(out, "%-29.29s %11llu %14llu %10.1f %8llu\n",
+				stats[i].name, stats[i].run_cnt,
+				stats[i].run_time_ns,
+				prog_stat_ns_per_event(&stats[i]),
+				stats[i].recursion_misses);
+	}
+	fflush(out);
+}
+
+static void json_metric(struct json_writer *w, const struct metric_value *m)
+{
+	json_key(w, m->name);
+	json_begin_object(w);
+	if (m->hist) {
+		json_key(w, "hist");
+		hist_json(m->hist, m->unit, w);
+	} else {
+		json_key(w, "value");
+		json_u64(w, m->value);
+	}
+	json_key(w, "tier");
+	json_string(w, m->tier);
+	json_key(w, "estimated");
+	json_bool(w, m->estimated);
+	json_end_object(w);
+}
+
+static int json_window(struct report *r, const struct run_window *window,
+		       const struct metric_value *metrics, int nr_metrics,
+		       const struct prog_stat *stats, int nr_stats)
+{
+	struct json_writer *w = &r->writer;
+	bool any_missing = false;
+
+	json_reset(w);
+	json_begin_object(w);
+	json_key(w, "type");
+	json_string(w, window->final ? "summary" : "interval");
+	json_key(w, "tool");
+	json_string(w, r->tool);
+	json_key(w, "version");
+	json_string(w, SCHEDSCAN_VERSION);
+	json_key(w, "kernel");
+	json_string(w, kernel_release());
+	json_key(w, "mode");
+	json_string(w, r->mode);
+	json_key(w, "start");
+	json_double(w, window->start, 6);
+	json_key(w, "end");
+	json_double(w, window->end, 6);
+	json_key(w, "duration_s");
+	json_double(w, window->end_mono - window->start_mono, 6);
+	if (window->final) {
+		json_key(w, "intervals");
+		json_i64(w, window->intervals);
+		json_key(w, "end_reason");
+		json_string(w, window->end_reason);
+	}
+	json_key(w, "metrics");
+	json_begin_object(w);
+	for (int i = 0; i < nr_metrics; i++) {
+		if (metrics[i].available)
+			json_metric(w, &metrics[i]);
+		else
+			any_missing = true;
+	}
+	json_end_object(w);
+	if (any_missing) {
+		json_key(w, "unavailable");
+		json_begin_object(w);
+		for (int i = 0; i < nr_metrics; i++) {
+			if (metrics[i].available)
+				continue;
+			json_key(w, metrics[i].name);
+			json_string(w, metrics[i].why);
+		}
+		json_end_object(w);
+	}
+	if (window->final && nr_stats) {
+		json_key(w, "prog_stats");
+		json_begin_array(w);
+		for (int i = 0; i < nr_stats; i++) {
+			json_begin_object(w);
+			json_key(w, "name");
+			json_string(w, stats[i].name);
+			json_key(w, "run_cnt");
+			json_u64(w, stats[i].run_cnt);
+			json_key(w, "run_time_ns");
+			json_u64(w, stats[i].run_time_ns);
+			json_key(w, "ns_per_event");
+			json_double(w, prog_stat_ns_per_event(&stats[i]), 1);
+			json_key(w, "recursion_misses");
+			json_u64(w, stats[i].recursion_misses);
+			json_end_object(w);
+		}
+		json_end_array(w);
+	}
+	json_end_object(w);
+	return json_emit_line(w, r->out);
+}
+
+int report_window(struct report *r, const struct run_window *window,
+		  const struct metric_value *metrics, int nr_metrics,
+		  const struct prog_stat *stats, int nr_stats)
+{
+	if (r->json)
+		return json_window(r, window, metrics, nr_metrics, stats,
+				   nr_stats);
+	text_window(r, window, metrics, nr_metrics, stats, nr_stats);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One report = one window of metrics, printed as an 80-column text
+ * block or as one JSON Lines record (docs/json.md). Every metric carries
+ * the flavour that measured it and whether it is an estimate.
+ */
+#ifndef SCHEDSCAN_REPORT_H
+#define SCHEDSCAN_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "json.h"
+
+struct run_window;
+struct hist;
+struct prog_stat;
+
+struct metric_value {
+	const char *name;	/* as defined in docs/metrics.md */
+	const char *tier;	/* flavour name, e.g. "fentry", "tp_btf" */
+	bool available;		/* false: why says what is missing */
+	bool estimated;
+	const char *why;
+	unsigned long long value;	/* counters */
+	const struct hist *hist;	/* histograms (value unused) */
+	const char *unit;		/* histograms */
+};
+
+struct report {
+	const char *tool;
+	const char *mode;
+	FILE *out;
+	bool json, timestamp;
+	struct json_writer writer;
+};
+
+void report_init(struct report *r, const char *tool, const char *mode,
+		 bool json, bool timestamp, FILE *out);
+void report_free(struct report *r);
+/* Text banner (nothing in JSON mode): what is traced and by which tier. */
+void report_banner(struct report *r, const char *what,
+		   const struct metric_value *metrics, int nr_metrics);
+int report_window(struct report *r, const struct run_window *window,
+		  const struct metric_value *metrics, int nr_metrics,
+		  const struct prog_stat *stats, int nr_stats);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interval loop every tool runs once attached: report every
+ * interval, stop on SIGINT/SIGTERM, --duration or [count], then give one
+ * final report over the whole run. Signals only set a flag, so a report
+ * is never cut in half.
+ */
+#ifndef SCHEDSCAN_RUNLOOP_H
+#define SCHEDSCAN_RUNLOOP_H
+
+#include <stdbool.h>
+#include "options.h"
+
+struct run_window {
+	double start, end;		/* CLOCK_REALTIME seconds */
+	double start_mono, end_mono;	/* CLOCK_MONOTONIC seconds */
+	bool final;			/* summary over the whole run */
+	int intervals;			/* interval reports so far */
+	const char *end_reason;		/* final only: signal, duration, count */
+};
+
+typedef int (*run_report_fn)(void *ctx, const struct run_window *window);
+
+/* Installs the handlers; call before attaching so Ctrl-C is never lost. */
+void run_install_signals(void);
+bool run_interrupted(void);
+int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx);
+
+#endif

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Validates schedscan JSON Lines against the schema in docs/json.md.
+
+usage: check_json.py FILE [--expect-summary] [--expect-intervals N]
+Checks every line is one JSON object valid against the schema, the record
+sequence (intervals then exactly one summary, last), and that interval
+counters add up to the summary's. Prints one line per problem and exits 1
+if there is any.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+import jsonschema
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
+
+
+def load_schema():
+    text = DOC.read_text()
+    match = re.search(r"```json schema\n(.*?)```", text, re.S)
+    if not match:
+        sys.exit(f"no ```json schema block in {DOC}")
+    return json.loads(match.group(1))
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    path = args[0]
+    expect_intervals = None
+    if "--expect-intervals" in args:
+        expect_intervals = int(args[args.index("--expect-intervals") + 1])
+    validator = jsonschema.Draft202012Validator(load_schema())
+    problems = []
+    records = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"line {number}: not JSON ({e}): {line[:80]}")
+            continue
+        for error in validator.iter_errors(record):
+            where = "/".join(str(p) for p in error.absolute_path)
+            problems.append(f"line {number}: {where}: {error.message}")
+        records.append(record)
+    summaries = [r for r in records if r.get("type") == "summary"]
+    intervals = [r for r in records if r.get("type") == "interval"]
+    if len(summaries) != 1 or not records or records[-1].get("type") != "summary":
+        problems.append(f"expected exactly one summary record, last; got {len(summaries)}")
+    elif intervals:
+        summary = summaries[0]
+        if summary["intervals"] != len(intervals):
+            problems.append(f"summary says {summary['intervals']} intervals, saw {len(intervals)}")
+        for name, metric in summary["metrics"].items():
+            if "value" not in metric:
+                continue
+            total = sum(r["metrics"].get(name, {}).get("value", 0) for r in intervals)
+            if total != metric["value"]:
+                problems.append(f"{name}: intervals add up to {total}, summary says {metric['value']}")
+    if expect_intervals is not None and len(intervals) != expect_intervals:
+        problems.append(f"expected {expect_intervals} interval records, got {len(intervals)}")
+    for p in problems:
+        print(p)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

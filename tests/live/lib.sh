@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the live tests (sourced). Each check prints one TAP line.
+set -uo pipefail
+
+BUILD=${SCHEDSCAN_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+WORK=$(mktemp -d /tmp/schedscan-live.XXXXXX)
+TOOLS="sisscan idlebal numascan"
+test_number=0
+failures=0
+cleanup_cmds=()
+
+cleanup() {
+	local i
+	for ((i = ${#cleanup_cmds[@]} - 1; i >= 0; i--)); do
+		eval "${cleanup_cmds[$i]}" >/dev/null 2>&1 || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+at_exit() {
+	cleanup_cmds+=("$1")
+}
+
+# pass DESC / fail DESC [DETAIL]
+pass() {
+	test_number=$((test_number + 1))
+	echo "ok $test_number - $1"
+}
+
+fail() {
+	test_number=$((test_number + 1))
+	failures=$((failures + 1))
+	echo "not ok $test_number - $1"
+	[ $# -gt 1 ] && echo "#   $2"
+	return 0
+}
+
+# check DESC CMD...: pass if CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then pass "$desc"; else fail "$desc" "failed: $*"; fi
+}
+
+# within GOT WANT PERCENT [ABS]: |GOT-WANT| <= WANT*PERCENT/100 + ABS
+within() {
+	awk -v g="$1" -v w="$2" -v p="$3" -v a="${4:-0}" \
+		'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + a) }'
+}
+
+# metric FILE NAME: the summary record's value of a counter metric.
+metric() {
+	jq -r --arg m "$2" 'select(.type == "summary") | .metrics[$m].value // "absent"' "$1"
+}
+
+tier_of() {
+	jq -r --arg m "$2" 'select(.type == "summary") | .metrics[$m].tier // "absent"' "$1"
+}
+
+# Mounts tracefs for perf's tracepoint events, and unmounts it afterwards
+# if it was not mounted before.
+ensure_tracefs() {
+	if [ ! -d /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing &&
+			at_exit "umount /sys/kernel/tracing"
+	fi
+}
+
+bpf_prog_count() {
+	bpftool prog show 2>/dev/null | grep -c '^[0-9]*:'
+}
+
+finish() {
+	echo "1..$test_number"
+	[ "$failures" -eq 0 ]
+}

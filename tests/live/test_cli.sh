@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Every common option rejects bad values with exit status 2 and one clear
+# sentence on stderr, before anything is loaded; runs the sanitizer builds.
+source "$(dirname "$0")/lib.sh"
+
+nr_cpus=$(nproc --all)
+# expect_usage_error TOOL "ARGS" "MESSAGE"
+expect_usage_error() {
+	local tool=$1 args=$2 want=$3 out status before after
+	before=$(bpf_prog_count)
+	# shellcheck disable=SC2086
+	"$BUILD/san/$tool" $args >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	after=$(bpf_prog_count)
+	if [ $status -ne 2 ]; then
+		fail "$tool $args: exit 2" "exit status $status; stderr: $(head -c 300 "$WORK/err")"
+	elif ! grep -qF -- "$tool: $want" "$WORK/err"; then
+		fail "$tool $args: message" "want '$tool: $want', got: $(head -c 300 "$WORK/err")"
+	elif [ -s "$WORK/out" ]; then
+		fail "$tool $args: nothing on stdout" "$(head -c 200 "$WORK/out")"
+	elif [ "$before" != "$after" ]; then
+		fail "$tool $args: nothing attached" "BPF programs $before -> $after"
+	else
+		pass "$tool $args -> exit 2: $want"
+	fi
+}
+
+for tool in $TOOLS; do
+	expect_usage_error $tool "-p abc" "invalid PID 'abc': expected a number"
+	expect_usage_error $tool "-p -4" "invalid PID '-4': it must be above 0"
+	expect_usage_error $tool "-p 2147483647" "no process with PID 2147483647 exists"
+	expect_usage_error $tool "--comm 0123456789abcdefg" "task name '0123456789abcdefg' is longer than the kernel's 15 characters"
+	expect_usage_error $tool "-c /nonexistent/cgroup" "cgroup '/nonexistent/cgroup' does not exist"
+	expect_usage_error $tool "-c /tmp" "'/tmp' is not a cgroup v2 directory"
+	expect_usage_error $tool "-C $nr_cpus" "CPU $nr_cpus does not exist or is offline"
+	expect_usage_error $tool "-C 0-x" "invalid CPU list"
+	expect_usage_error $tool "-C 3-1" "invalid CPU list"
+	expect_usage_error $tool "-i 0" "invalid interval '0': it must be above 0"
+	expect_usage_error $tool "-i soon" "invalid interval 'soon': expected a number of seconds"
+	expect_usage_error $tool "-d -1" "invalid duration '-1': it must be above 0"
+	expect_usage_error $tool "-d 99999999" "duration '99999999' is out of range"
+	expect_usage_error $tool "abc" "invalid interval 'abc': expected a number of seconds"
+	expect_usage_error $tool "1 0" "invalid count '0': it must be above 0"
+	expect_usage_error $tool "1 2 3" "unexpected argument '3': only [interval] [count] are taken"
+	expect_usage_error $tool "-i 1 2" "the interval was given twice (-i and a positional interval)"
+	expect_usage_error $tool "--mode ebpf" "invalid mode 'ebpf': expected auto, fentry, kprobe or tracepoint"
+	expect_usage_error $tool "--bogus" "unrecognized option '--bogus'"
+
+	if "$BUILD/san/$tool" --help >"$WORK/help" 2>&1 && grep -q -- '--mode=MODE' "$WORK/help" &&
+		[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$WORK/help")" -le 80 ]; then
+		pass "$tool --help exits 0 and fits 80 columns"
+	else
+		fail "$tool --help exits 0 and fits 80 columns" "$(head -5 "$WORK/help")"
+	fi
+	check "$tool --version" grep -q "^$tool [0-9]" <("$BUILD/san/$tool" --version)
+
+	# Without privileges: exit 1 with a sentence, not a libbpf dump.
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$BUILD/$tool" -d 1 >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	if [ $status -eq 1 ] && grep -qx "$tool: needs root or the CAP_BPF and CAP_PERFMON capabilities" "$WORK/err"; then
+		pass "$tool as an unprivileged user: exit 1 with a clear message"
+	else
+		fail "$tool as an unprivileged user" "status $status: $(head -c 300 "$WORK/err")"
+	fi
+done
+finish

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run loop's stop rules and windows. Durations are tens of
+ * milliseconds and only the sequence of reports is asserted, never how
+ * fast they came.
+ */
+#include <math.h>
+#include <signal.h>
+#include "runloop.h"
+#include "unit.h"
+
+struct recorder {
+	int intervals, finals;
+	double interval_sum, final_duration;
+	const char *reason;
+	int raise_after;	/* raise SIGINT in this interval report */
+	int last_window_index;
+};
+
+static int record(void *ctx, const struct run_window *w)
+{
+	struct recorder *r = ctx;
+
+	CHECK(w->end_mono >= w->start_mono);
+	CHECK(w->end >= w->start);
+	if (w->final) {
+		r->finals++;
+		r->final_duration = w->end_mono - w->start_mono;
+		r->reason = w->end_reason;
+		r->last_window_index = w->intervals;
+		return 0;
+	}
+	r->intervals++;
+	CHECK_INT(w->intervals, r->intervals);
+	r->interval_sum += w->end_mono - w->start_mono;
+	if (r->raise_after && r->intervals == r->raise_after)
+		raise(SIGINT);
+	return 0;
+}
+
+static struct common_opts opts_with(double interval, long count, double duration)
+{
+	struct common_opts o;
+
+	common_opts_init(&o);
+	o.interval_s = interval;
+	o.count = count;
+	o.duration_s = duration;
+	return o;
+}
+
+static void test_count_stops_after_n_intervals(void)
+{
+	struct common_opts o = opts_with(0.02, 3, 0);
+	struct recorder r = {};
+
+	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(r.intervals, 3);
+	CHECK_INT(r.finals, 1);
+	CHECK_STR(r.reason, "count");
+	CHECK_INT(r.last_window_index, 3);
+}
+
+/* The last, shorter window is reported so intervals add up to the run. */
+static void test_duration_reports_partial_last_interval(void)
+{
+	struct common_opts o = opts_with(0.04, 0, 0.1);
+	struct recorder r = {};
+
+	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(r.intervals, 3);
+	CHECK_STR(r.reason, "duration");
+	CHECK_DBL(r.interval_sum, r.final_duration, 0.005);
+	CHECK(r.final_duration >= 0.1);
+}
+
+static void test_duration_without_interval_gives_summary_only(void)
+{
+	struct common_opts o = opts_with(0, 0, 0.03);
+	struct recorder r = {};
+
+	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(r.intervals, 0);
+	CHECK_INT(r.finals, 1);
+	CHECK_STR(r.reason, "duration");
+}
+
+static void test_signal_ends_run_with_summary(void)
+{
+	struct common_opts o = opts_with(0.02, 0, 0);
+	struct recorder r = { .raise_after = 2 };
+
+	run_install_signals();
+	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK(run_interrupted());
+	CHECK_INT(r.finals, 1);
+	CHECK_STR(r.reason, "signal");
+	CHECK(r.intervals >= 2 && r.intervals <= 3);
+}
+
+UNIT_MAIN(UNIT_TEST(test_count_stops_after_n_intervals),
+	  UNIT_TEST(test_duration_reports_partial_last_interval),
+	  UNIT_TEST(test_duration_without_interval_gives_summary_only),
+	  UNIT_TEST(test_signal_ends_run_with_summary))

@@ -1,0 +1,263 @@
+#!/bin/sh
+# guest-tests.sh: schedscan tests inside a QEMU guest (busybox sh, run by /init).
+#
+# Prints TAP on stdout: "ok N - desc" / "not ok N - desc", diagnostics as "# ..."
+# lines, and the plan "1..N" at the end. It also dumps /proc/schedstat and
+# /proc/vmstat between
+#   === SCHEDSCAN FILE BEGIN <name>
+#   === SCHEDSCAN FILE END <name> lines=<n> md5=<md5sum>
+# markers so the host can save them as fixtures.
+#
+# Environment (set on the kernel command line, see run-guest.sh):
+#   SCHEDSCAN_TOOLS     comma list, default sisscan,idlebal,numascan
+#   SCHEDSCAN_MODES     comma list, default fentry,kprobe,tracepoint
+#   SCHEDSCAN_DURATION  seconds per tool run (--duration), default 3
+#   SCHEDSCAN_BIN       where the tools are, default /schedscan
+
+BIN=${SCHEDSCAN_BIN:-/schedscan}
+WL=$BIN/workloads
+TOOLS=$(echo "${SCHEDSCAN_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' ')
+MODES=$(echo "${SCHEDSCAN_MODES:-fentry,kprobe,tracepoint}" | tr ',' ' ')
+DUR=${SCHEDSCAN_DURATION:-3}
+# hard limit for one tool run: load + attach under TCG can take a while
+TOOL_TIMEOUT=$((DUR + 90))
+W=/tmp/schedscan-tests
+mkdir -p "$W"
+
+# ---------------------------------------------------------------- TAP helpers
+N=0
+FAILED=0
+ok()    { N=$((N + 1)); echo "ok $N - $*"; }
+notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
+# diag: stdin -> "# " lines (at most $1 lines, default 20)
+diag()  { head -n "${1:-20}" | sed 's/^/#   /'; }
+note()  { echo "# $*"; }
+now()   { cut -d' ' -f1 /proc/uptime; }
+
+# --------------------------------------------------------------- JSON helpers
+# The tools print one JSON object per line:
+#  {"type":"summary","tool":"sisscan",...,"metrics":{"wakeups":{"value":12,"tier":"tp_btf","estimated":false},...}}
+
+# json_summary FILE: the last line with "type":"summary"
+json_summary() { grep '"type" *: *"summary"' "$1" | tail -n 1; }
+
+# json_str LINE KEY: the string value of a top-level "KEY":"..." (first match)
+json_str() {
+    printf '%s\n' "$1" | sed -n "s/.*\"$2\" *: *\"\\([^\"]*\\)\".*/\\1/p" | head -n 1
+}
+
+# json_metrics LINE: one "name tier value estimated" line per metric object
+# (flat objects after "metrics":{ that carry a "tier"; value "-" if not numeric)
+json_metrics() {
+    printf '%s\n' "$1" | sed 's/.*"metrics" *: *{//' \
+        | grep -o '"[^"]*" *: *[{][^{}]*[}]' \
+        | awk '{
+            name = $0; sub(/^"/, "", name); sub(/".*/, "", name)
+            body = $0; sub(/^"[^"]*" *: *[{]/, "", body)
+            tier = "-"; value = "-"; est = "-"
+            if (match(body, /"tier" *: *"[^"]*"/)) {
+                t = substr(body, RSTART, RLENGTH); sub(/.*: *"/, "", t); sub(/"$/, "", t); tier = t
+            }
+            if (match(body, /"value" *: *-?[0-9][0-9.eE+-]*/)) {
+                v = substr(body, RSTART, RLENGTH); sub(/.*: */, "", v); value = v
+            }
+            if (match(body, /"estimated" *: *(true|false)/)) {
+                e = substr(body, RSTART, RLENGTH); sub(/.*: */, "", e); est = e
+            }
+            if (tier != "-") print name, tier, value, est
+        }'
+}
+
+# tiers_for_mode MODE: the tier names that count as MODE (egrep alternation)
+tiers_for_mode() {
+    case "$1" in
+        tracepoint) echo 'tp_btf|raw_tp|tracepoint' ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# positive_metrics LINE MODE: "name=value" for metrics of MODE's tiers with value > 0
+positive_metrics() {
+    json_metrics "$1" | awk -v re="^($(tiers_for_mode "$2"))\$" \
+        '$2 ~ re && $3 != "-" && ($3 + 0) > 0 { printf "%s=%s\n", $1, $3 }'
+}
+
+# ------------------------------------------------------- leftover BPF checks
+HAVE_BPFTOOL=0
+bpftool prog show >/dev/null 2>&1 && HAVE_BPFTOOL=1
+
+# bpf_state: one line summarising what BPF/kprobe state exists system-wide
+bpf_state() {
+    if [ "$HAVE_BPFTOOL" = 1 ]; then
+        p=$(bpftool prog show 2>/dev/null | grep -c '^[0-9][0-9]*:')
+        l=$(bpftool link show 2>/dev/null | grep -c '^[0-9][0-9]*:')
+    else
+        # JITed programs appear in kallsyms as bpf_prog_<tag>_<name>
+        p=$(grep -c ' bpf_prog_[0-9a-f]*_' /proc/kallsyms)
+        l=-
+    fi
+    k=$(cat /sys/kernel/debug/kprobes/list 2>/dev/null | wc -l)
+    pins=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | wc -l)
+    echo "progs=$p links=$l kprobes=$k pinned=$pins"
+}
+
+# wait_bpf_state WANT: BPF objects are freed asynchronously (RCU): wait up to ~10 s
+wait_bpf_state() {
+    i=0
+    while [ $i -lt 20 ]; do
+        [ "$(bpf_state)" = "$1" ] && return 0
+        sleep 0.5; i=$((i + 1))
+    done
+    return 1
+}
+
+# ---------------------------------------------------------------- workloads
+LOAD_PIDS=""
+start_load() {  # start_load TOOL
+    case "$1" in
+        sisscan)
+            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
+            LOAD_PIDS="$LOAD_PIDS $!" ;;
+        idlebal)
+            # pinned spinners on part of each node, leave the rest idle, plus wakeups
+            for c in 0 1 4; do
+                "$WL/spinner" -c $c -s $((TOOL_TIMEOUT)) >/dev/null 2>&1 &
+                LOAD_PIDS="$LOAD_PIDS $!"
+            done
+            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
+            LOAD_PIDS="$LOAD_PIDS $!" ;;
+        numascan)
+            ( while :; do "$WL/memtouch" -t 4 -m 256 -s $((DUR + 20)) >/dev/null 2>&1 || exit; done ) &
+            LOAD_PIDS="$LOAD_PIDS $!" ;;
+        *)
+            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
+            LOAD_PIDS="$LOAD_PIDS $!" ;;
+    esac
+}
+stop_load() {
+    [ -n "$LOAD_PIDS" ] && kill $LOAD_PIDS 2>/dev/null
+    # the loops' current children (this guest runs nothing else)
+    for p in pingpong spinner memtouch; do
+        killall -q "$p" 2>/dev/null
+    done
+    wait 2>/dev/null
+    LOAD_PIDS=""
+}
+
+# ---------------------------------------------------------------- the tests
+# run_tool TOOL MODE: one TAP line for the run, one for leftovers
+run_tool() {
+    tool=$1 mode=$2
+    desc="$tool --mode $mode"
+    out=$W/$tool-$mode.out err=$W/$tool-$mode.err
+    if [ ! -x "$BIN/$tool" ]; then
+        notok "$desc # $BIN/$tool missing from the initramfs"
+        notok "$desc: nothing left attached # not run"
+        return
+    fi
+    before=$(bpf_state)
+    start_load "$tool"
+    sleep 1
+    t0=$(now)
+    timeout "$TOOL_TIMEOUT" "$BIN/$tool" --mode "$mode" --json --duration "$DUR" >"$out" 2>"$err"
+    rc=$?
+    t1=$(now)
+    stop_load
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+
+    why=""
+    summary=$(json_summary "$out")
+    if [ $rc -ne 0 ]; then
+        if [ $rc -eq 143 ] || [ $rc -eq 124 ]; then
+            why="timed out after ${TOOL_TIMEOUT}s (exit $rc)"
+        else
+            why="exit status $rc"
+        fi
+    elif [ -z "$summary" ]; then
+        why="no \"type\":\"summary\" line on stdout"
+    else
+        pos=$(positive_metrics "$summary" "$mode")
+        [ -n "$pos" ] || why="no metric with tier $(tiers_for_mode "$mode") and value > 0"
+    fi
+    if [ -z "$why" ]; then
+        ok "$desc (${secs}s; $(echo $pos | tr ' ' ','))"
+    else
+        notok "$desc # $why"
+        note "  command: $tool --mode $mode --json --duration $DUR (${secs}s)"
+        if [ -s "$err" ]; then note "  stderr:"; tail -n 15 "$err" | diag 15; fi
+        if [ -n "$summary" ]; then
+            note "  summary metrics (name tier value estimated):"
+            json_metrics "$summary" | diag 30
+        elif [ -s "$out" ]; then
+            note "  stdout (last lines):"; tail -n 5 "$out" | cut -c1-400 | diag 5
+        fi
+    fi
+
+    # nothing may stay attached/loaded once the tool has exited
+    if wait_bpf_state "$before"; then
+        ok "$desc: nothing left attached ($before)"
+    else
+        notok "$desc: nothing left attached # before: $before after: $(bpf_state)"
+        if [ "$HAVE_BPFTOOL" = 1 ]; then
+            bpftool prog show 2>&1 | diag 20
+        fi
+    fi
+}
+
+# -------------------------------------------------------------------- main
+note "guest $(uname -r): $(nproc) CPUs, tools: $TOOLS, modes: $MODES, duration ${DUR}s"
+[ "$HAVE_BPFTOOL" = 1 ] && note "bpftool: $(bpftool version 2>/dev/null | head -n 1)" \
+    || note "bpftool not available: leftover check uses /proc/kallsyms + kprobes/list"
+
+# the machine must look like what the tests assume
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+nnodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if [ "$ncpu" = 8 ] && [ "$nnodes" = 2 ]; then
+    ok "guest topology: 8 CPUs, 2 NUMA nodes"
+else
+    notok "guest topology: 8 CPUs, 2 NUMA nodes # saw $ncpu CPUs, $nnodes nodes"
+fi
+if [ -r /sys/kernel/btf/vmlinux ] && [ "$(cat /proc/sys/kernel/sched_schedstats)" = 1 ] \
+   && [ "$(cat /proc/sys/kernel/numa_balancing)" != 0 ]; then
+    ok "guest setup: BTF, schedstats on, numa_balancing on"
+else
+    notok "guest setup: BTF, schedstats on, numa_balancing on # btf=$(ls /sys/kernel/btf/vmlinux 2>&1) schedstats=$(cat /proc/sys/kernel/sched_schedstats) numa_balancing=$(cat /proc/sys/kernel/numa_balancing)"
+fi
+
+for tool in $TOOLS; do
+    for mode in $MODES; do
+        run_tool "$tool" "$mode"
+    done
+done
+
+# kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash
+dmesg > $W/dmesg.txt
+if grep -E -q 'BUG:|WARNING:|Oops|general protection|Call Trace:|RIP:|rcu_sched self-detected|soft lockup|hung_task' $W/dmesg.txt; then
+    notok "kernel log clean (no BUG/WARNING/Oops)"
+    grep -E -B2 -A8 'BUG:|WARNING:|Oops|general protection|rcu_sched self-detected|soft lockup|hung_task' $W/dmesg.txt | diag 40
+else
+    ok "kernel log clean (no BUG/WARNING/Oops)"
+fi
+
+# --------------------------------------------- fixtures for the host parsers
+# dump_file NAME PATH: a stable copy between markers, with a checksum
+dump_file() {
+    cat "$2" > "$W/dump" || return 1
+    echo "=== SCHEDSCAN FILE BEGIN $1"
+    cat "$W/dump"
+    echo "=== SCHEDSCAN FILE END $1 lines=$(wc -l < "$W/dump") md5=$(md5sum < "$W/dump" | cut -d' ' -f1)"
+}
+# a short wakeup + NUMA load so every counter has moved even if no tool ran
+"$WL/pingpong" -n 5000 >/dev/null 2>&1
+"$WL/memtouch" -t 4 -m 64 -s 2 >/dev/null 2>&1
+if [ -r /proc/schedstat ] && head -n 1 /proc/schedstat | grep -q '^version '; then
+    ok "/proc/schedstat readable ($(head -n 1 /proc/schedstat))"
+else
+    notok "/proc/schedstat readable"
+fi
+dump_file schedstat /proc/schedstat
+dump_file vmstat /proc/vmstat
+
+echo "1..$N"
+note "guest $(uname -r): $((N - FAILED)) passed, $FAILED failed"
+[ "$FAILED" = 0 ]

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pingpong: two processes bounce one byte over a pair of pipes.
+ * Every round trip is one wakeup of each side when the reader sleeps
+ * before the byte arrives, which makes it the classic wakeup-heavy load
+ * (like perf bench sched pipe). Prints the child's PID and the number
+ * of round trips so tests can filter on the wakee.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: pingpong [-n ROUND_TRIPS] [-w START_DELAY_MS]\n");
+	exit(2);
+}
+
+static void xfer(int rfd, int wfd, long n, int first_writes)
+{
+	char byte = 'x';
+
+	for (long i = 0; i < n; i++) {
+		if (first_writes && write(wfd, &byte, 1) != 1)
+			exit(1);
+		if (read(rfd, &byte, 1) != 1)
+			exit(1);
+		if (!first_writes && write(wfd, &byte, 1) != 1)
+			exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long round_trips = 100000, delay_ms = 0;
+	int to_child[2], to_parent[2], opt, status;
+	pid_t child;
+
+	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+		char *end;
+
+		switch (opt) {
+		case 'n':
+			round_trips = strtol(optarg, &end, 10);
+			if (*end || round_trips <= 0)
+				usage();
+			break;
+		case 'w':
+			delay_ms = strtol(optarg, &end, 10);
+			if (*end || delay_ms < 0)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (pipe(to_child) || pipe(to_parent)) {
+		perror("pipe");
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (child == 0) {
+		xfer(to_child[0], to_parent[1], round_trips, 0);
+		_exit(0);
+	}
+	printf("pingpong pid %d child %d round_trips %ld\n", getpid(), child,
+	       round_trips);
+	fflush(stdout);
+	/* Lets a tracer attach with -p before the traffic starts. */
+	if (delay_ms)
+		usleep(delay_ms * 1000);
+	xfer(to_parent[0], to_child[1], round_trips, 1);
+	if (waitpid(child, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
