@@ -63,7 +63,11 @@ static int report_counters(void *ctx, const struct run_window *window)
 	struct prog_stat stats[COUNTER_TOOL_MAX_HOOKS * HOOK_MAX_PROGS];
 	int nr_stats = 0, ret;
 
-	ret = read_counters(run);
+	/*
+	 * After interval reports the summary reuses the last reading, so the
+	 * intervals add up to it exactly.
+	 */
+	ret = window->final && window->intervals ? 0 : read_counters(run);
 	if (ret) {
 		fprintf(stderr, "%s: reading the counters failed: %s\n",
 			run->tool->tool, strerror(-ret));

@@ -24,16 +24,48 @@ void report_free(struct report *r)
 	json_free(&r->writer);
 }
 
+/* Prints text word-wrapped to 80 columns, continuation lines indented. */
+static void print_wrapped(FILE *out, const char *text, int indent)
+{
+	bool line_empty = true;
+	int column = 0;
+
+	while (*text) {
+		int word = strcspn(text, " ");
+
+		if (!line_empty && column + 1 + word > 80) {
+			fprintf(out, "\n%*s", indent, "");
+			column = indent;
+			line_empty = true;
+		}
+		if (!line_empty) {
+			fputc(' ', out);
+			column++;
+		}
+		fprintf(out, "%.*s", word, text);
+		column += word;
+		line_empty = false;
+		text += word;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 void report_banner(struct report *r, const char *what,
 		   const struct metric_value *metrics, int nr_metrics)
 {
+	char line[1024];
+
 	if (r->json)
 		return;
 	fprintf(r->out, "Tracing %s... Hit Ctrl-C to end.\n", what);
-	for (int i = 0; i < nr_metrics; i++)
-		if (!metrics[i].available)
-			fprintf(r->out, "Not measured: %s (%s)\n",
-				metrics[i].name, metrics[i].why);
+	for (int i = 0; i < nr_metrics; i++) {
+		if (metrics[i].available)
+			continue;
+		snprintf(line, sizeof(line), "Not measured: %s (%s)",
+			 metrics[i].name, metrics[i].why);
+		print_wrapped(r->out, line, 4);
+	}
 	fflush(r->out);
 }
 

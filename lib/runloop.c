@@ -67,7 +67,8 @@ static int report_interval(struct run_window *window, run_report_fn report,
 /*
  * With an interval, the run is cut into back-to-back windows and the
  * last one may be short (Ctrl-C, --duration), so the interval reports
- * always add up to the final one.
+ * always add up to the final one. The final report comes right after
+ * the last interval report, so a tool can reuse that last reading.
  */
 int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 {
@@ -96,9 +97,6 @@ int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 			reason = "duration";
 		if (!opts->interval_s)
 			continue;
-		/* An interrupted sleep may still have a (short) window to report. */
-		if (reason && monotonic_seconds() - window.start_mono < 1e-3)
-			break;
 		ret = report_interval(&window, report, ctx);
 		if (ret)
 			return ret;

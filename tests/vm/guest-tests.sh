@@ -76,10 +76,10 @@ tiers_for_mode() {
     esac
 }
 
-# positive_metrics LINE MODE: "name=value" for metrics of MODE's tiers with value > 0
+# positive_metrics LINE MODE: "name[tier]=value" for metrics of MODE's tiers with value > 0
 positive_metrics() {
     json_metrics "$1" | awk -v re="^($(tiers_for_mode "$2"))\$" \
-        '$2 ~ re && $3 != "-" && ($3 + 0) > 0 { printf "%s=%s\n", $1, $3 }'
+        '$2 ~ re && $3 != "-" && ($3 + 0) > 0 { printf "%s[%s]=%s\n", $1, $2, $3 }'
 }
 
 # ------------------------------------------------------- leftover BPF checks

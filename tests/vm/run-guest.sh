@@ -13,7 +13,10 @@
 #   VM_LOG       console log file (default build/vm/out/<kver>/console.log)
 #   VM_TIMEOUT   seconds before the guest is killed (default 600)
 #   VM_CONSOLE=1 also stream the console to stdout while it runs
-#   VM_SMP, VM_MEM  override "-smp 8,sockets=2,cores=4,threads=1" / "2G" (NUMA layout assumes the defaults)
+#   VM_ACCEL     default "tcg,thread=single" (multi-threaded TCG oopses the guests
+#                during kprobe/fentry text patching, see README.md)
+#   VM_CPU, VM_SMP, VM_MEM  override "max", "8,sockets=2,cores=4,threads=1", "2G"
+#                (the NUMA layout below assumes the defaults)
 # Extra arguments are appended to the kernel command line, e.g.
 #   SCHEDSCAN_TOOLS=sisscan SCHEDSCAN_MODES=fentry SCHEDSCAN_DURATION=5 SCHEDSCAN_SHELL=1
 set -euo pipefail
@@ -37,7 +40,7 @@ qemu_err="$log.qemu-stderr"
 cmdline="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=3 rdinit=/init $*"
 
 qemu=(qemu-system-x86_64
-    -accel tcg -cpu max
+    -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max}"
     -machine pc
     -m "${VM_MEM:-2G}"
     -smp "${VM_SMP:-8,sockets=2,cores=4,threads=1}"

@@ -66,10 +66,18 @@ int main(int argc, char **argv)
 		perror("fork");
 		return 1;
 	}
+	/*
+	 * Each side closes the ends it does not use, so that when one side
+	 * dies the other reads EOF and exits instead of blocking forever.
+	 */
 	if (child == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
 		xfer(to_child[0], to_parent[1], round_trips, 0);
 		_exit(0);
 	}
+	close(to_child[0]);
+	close(to_parent[1]);
 	printf("pingpong pid %d child %d round_trips %ld\n", getpid(), child,
 	       round_trips);
 	fflush(stdout);

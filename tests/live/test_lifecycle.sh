@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Attach, report, detach: every tool leaves no BPF program or link behind
+# whichever way it ends (--duration, count, SIGINT, SIGTERM), its text
+# fits 80 columns, its JSON stays valid when interrupted, and it runs
+# clean under ASan/UBSan with real BPF programs attached.
+source "$(dirname "$0")/lib.sh"
+
+links() { bpftool link show 2>/dev/null | grep -c '^[0-9]*:'; }
+
+"$BUILD/workloads/pingpong" -n 100000000 >/dev/null &
+load=$!
+at_exit "kill $load"
+
+for tool in $TOOLS; do
+	progs_before=$(bpf_prog_count)
+	links_before=$(links)
+
+	# count: 3 intervals of 0.2 s, text, with --stats and -T.
+	"$BUILD/$tool" -T --stats 0.2 3 >"$WORK/text" 2>"$WORK/err"
+	status=$?
+	check "$tool 0.2 3: exit 0" [ $status -eq 0 ]
+	width=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/text")
+	check "$tool text output fits 80 columns (widest line: $width)" [ "$width" -le 80 ]
+	check "$tool text: 3 timestamped reports" \
+		[ "$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$WORK/text")" -eq 3 ]
+	check "$tool text: a summary ended by count" \
+		grep -q '^Summary: .* 3 intervals, ended by count$' "$WORK/text"
+	check "$tool --stats: per-program cost table" grep -q '^BPF PROGRAM .*NS/EVENT' "$WORK/text"
+
+	# SIGTERM mid-run: valid JSON, summary last, end_reason signal.
+	"$BUILD/$tool" --json -i 0.3 >"$WORK/term.jsonl" 2>"$WORK/err" &
+	pid=$!
+	sleep 1
+	kill -TERM $pid
+	wait $pid
+	status=$?
+	check "$tool SIGTERM: exit 0" [ $status -eq 0 ]
+	if out=$(python3 "$ROOT/tests/check_json.py" "$WORK/term.jsonl"); then
+		pass "$tool SIGTERM: JSON valid, summary last, intervals add up"
+	else
+		fail "$tool SIGTERM: JSON" "$out"
+	fi
+	check "$tool SIGTERM: end_reason signal" \
+		[ "$(jq -r 'select(.type == "summary") | .end_reason' "$WORK/term.jsonl")" = signal ]
+
+	# The sanitizer build with real programs attached.
+	"$BUILD/san/$tool" --json -d 0.5 --stats >"$WORK/san.jsonl" 2>"$WORK/san.err"
+	status=$?
+	if [ $status -eq 0 ] && ! grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$WORK/san.err"; then
+		pass "$tool under ASan/UBSan: clean"
+	else
+		fail "$tool under ASan/UBSan" "status $status: $(head -c 400 "$WORK/san.err")"
+	fi
+	check "$tool --stats JSON has prog_stats" \
+		[ "$(jq -r 'select(.type == "summary") | .prog_stats | length' "$WORK/san.jsonl")" -ge 1 ]
+
+	sleep 0.5
+	check "$tool leaves no BPF program behind ($progs_before before, $(bpf_prog_count) after)" \
+		[ "$(bpf_prog_count)" -eq "$progs_before" ]
+	check "$tool leaves no BPF link behind" [ "$(links)" -eq "$links_before" ]
+done
+
+# Start-up: time from exec to the banner, printed once every hook is
+# attached. Reported, not asserted: a wall-clock bound would only measure
+# how loaded the test machine is (scripts/bench.sh measures it properly).
+for tool in $TOOLS; do
+	start=$(date +%s%N)
+	"$BUILD/$tool" >"$WORK/start.txt" 2>&1 &
+	pid=$!
+	while ! grep -q '^Tracing' "$WORK/start.txt" && kill -0 $pid 2>/dev/null; do
+		sleep 0.005
+	done
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	kill -INT $pid
+	wait $pid
+	echo "# $tool: attached and tracing $elapsed_ms ms after exec"
+	check "$tool prints its banner once attached" grep -q '^Tracing' "$WORK/start.txt"
+done
+finish

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# vmcheck.sh: run the schedscan guest tests on Debian's 6.1 and 6.12 kernels.
+# Called by `make vmcheck` after build/static/ is built (make STATIC=1).
+#
+#   1. tests/vm/fetch-kernels.sh   -> build/vm/kernels/<kver>/{vmlinuz,config}
+#   2. tests/vm/mkinitramfs.sh     -> build/vm/initramfs.cpio.gz
+#   3. tests/vm/run-guest.sh       per kernel, serially -> build/vm/out/<kver>/console.log
+#   4. re-prints each guest's TAP lines as "ok N - <kver>: <desc>" (renumbered),
+#      saves /proc/schedstat + /proc/vmstat to build/vm/out/<kver>/, prints a
+#      tool x kernel x tier matrix, exits non-zero on any failure.
+# Only real test results start with "ok"/"not ok"; everything else is "# ..." or
+# "vmcheck: ...". A guest that does not boot or finish yields a "not ok" line.
+#
+# Environment:
+#   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
+#   VM_TIMEOUT     seconds per guest before it counts as hung (default 420)
+#   VM_STATIC      directory with the static tools (default build/static)
+#   VM_OUT         output directory (default build/vm)
+#   VM_KERNEL_CACHE  kernel cache (default build/vm/kernels)
+#   VM_TOOLS, VM_MODES   comma lists passed to the guest (default all tools, all modes)
+#   VM_DURATION    --duration of each tool run in the guest (default 3)
+#   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
+#   VM_ACCEL, VM_CPU, VM_CONSOLE  passed to run-guest.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+static=${VM_STATIC:-$repo/build/static}
+out=${VM_OUT:-$repo/build/vm}
+kcache=${VM_KERNEL_CACHE:-$repo/build/vm/kernels}
+export VM_TIMEOUT=${VM_TIMEOUT:-420}
+t_start=$(date +%s)
+
+N=0
+FAILED=0
+tap_ok()    { N=$((N + 1)); echo "ok $N - $*"; }
+tap_notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
+comment()   { sed 's/^/# /'; }
+
+finish() {
+    local el=$(( $(date +%s) - t_start ))
+    echo "vmcheck: $((N - FAILED)) passed, $FAILED failed (${el}s)"
+    if [ "$FAILED" = 0 ]; then exit 0; fi
+    exit 1
+}
+
+# --------------------------------------------------------------- preflight
+missing=""
+for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch; do
+    [ -x "$static/$t" ] || missing="$missing $t"
+done
+if [ ! -d "$static" ]; then
+    tap_notok "vmcheck: static tools in $static # directory missing (make STATIC=1)"
+    finish
+fi
+[ -z "$missing" ] || echo "vmcheck: warning: missing from $static:$missing (their guest tests will fail)"
+
+# ----------------------------------------------------------------- kernels
+mkdir -p "$out" "$kcache"
+if ! "$here/fetch-kernels.sh" "$kcache" > "$out/fetch.log" 2>&1; then
+    cat "$out/fetch.log" | comment
+    if [ ! -s "$kcache/selected" ]; then
+        tap_notok "vmcheck: fetch Debian kernels # see $out/fetch.log"
+        finish
+    fi
+    tap_notok "vmcheck: fetch Debian kernels (some missing) # see $out/fetch.log"
+else
+    { grep '^fetch-kernels:' "$out/fetch.log" || true; } | sed 's/^fetch-kernels/vmcheck/'
+fi
+
+# --------------------------------------------------------------- initramfs
+initrd=$out/initramfs.cpio.gz
+if ! "$here/mkinitramfs.sh" -s "$static" -o "$initrd" > "$out/mkinitramfs.log" 2>&1; then
+    comment < "$out/mkinitramfs.log"
+    tap_notok "vmcheck: build initramfs # see $out/mkinitramfs.log"
+    finish
+fi
+sed 's/^mkinitramfs/vmcheck/' "$out/mkinitramfs.log"
+
+cmdline=()
+[ -n "${VM_TOOLS:-}" ] && cmdline+=("SCHEDSCAN_TOOLS=$VM_TOOLS")
+[ -n "${VM_MODES:-}" ] && cmdline+=("SCHEDSCAN_MODES=$VM_MODES")
+[ -n "${VM_DURATION:-}" ] && cmdline+=("SCHEDSCAN_DURATION=$VM_DURATION")
+
+# ------------------------------------------------------------ guest output
+# extract_file LOG NAME DEST: the dump between the FILE markers, checked
+extract_file() {
+    local log=$1 name=$2 dest=$3 end lines md5
+    end=$(tr -d '\r' < "$log" | grep -m1 "^=== SCHEDSCAN FILE END $name " || true)
+    [ -n "$end" ] || { echo "no $name dump in the console log"; return 1; }
+    tr -d '\r' < "$log" | awk -v b="=== SCHEDSCAN FILE BEGIN $name" -v e="=== SCHEDSCAN FILE END $name " '
+        $0 == b { on = 1; next }
+        index($0, e) == 1 { exit }
+        on { print }' > "$dest.tmp"
+    lines=$(sed -n 's/.* lines=\([0-9]*\).*/\1/p' <<<"$end")
+    md5=$(sed -n 's/.* md5=\([0-9a-f]*\).*/\1/p' <<<"$end")
+    if [ "$(wc -l < "$dest.tmp")" != "$lines" ] || [ "$(md5sum < "$dest.tmp" | cut -d' ' -f1)" != "$md5" ]; then
+        echo "$name dump corrupted on the console (lines/md5 mismatch; kernel messages interleaved?)"
+        rm -f "$dest.tmp"; return 1
+    fi
+    mv "$dest.tmp" "$dest"
+}
+
+declare -A CELL     # CELL[tool|kver|mode] = pass/FAIL/leak
+declare -A GUEST_FAILED
+KVERS=()
+TOOLS_SEEN=()
+for t in $(echo "${VM_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' '); do TOOLS_SEEN+=("$t"); done
+
+record() {  # record KVER RESULT(ok|not ok) DESC
+    local kver=$1 res=$2 desc=$3 tool mode key tiers
+    if [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(:\ nothing\ left\ attached)? ]]; then
+        tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}
+        key="$tool|$kver|$mode"
+        [[ " ${TOOLS_SEEN[*]} " == *" $tool "* ]] || TOOLS_SEEN+=("$tool")
+        if [ -n "${BASH_REMATCH[3]}" ]; then
+            [ "$res" = ok ] || { [ "${CELL[$key]:-}" = pass ] && CELL[$key]=leak; }
+        else
+            if [ "$res" = ok ]; then CELL[$key]=pass; else CELL[$key]=FAIL; fi
+            if [ "$mode" = tracepoint ] && [ "$res" = ok ]; then
+                tiers=$(grep -o '\[[a-z_]*\]' <<<"$desc" | tr -d '[]' | sort -u | tr '\n' '+' | sed 's/+$//')
+                [ -n "$tiers" ] && CELL[$key]="pass($tiers)"
+            fi
+        fi
+    fi
+}
+
+run_one() {  # run_one SERIES KVER
+    local series=$1 kver=$2 gout log rc t0 el line res desc plan seen=0 err
+    gout=$out/out/$kver
+    mkdir -p "$gout"
+    log=$gout/console.log
+    KVERS+=("$kver")
+    echo "# ---- guest $kver ----"
+    t0=$(date +%s)
+    set +e
+    VM_LOG=$log "$here/run-guest.sh" "$kcache/$kver" "$initrd" "${cmdline[@]}" > "$gout/run-guest.log" 2>&1
+    rc=$?
+    set -e
+    el=$(( $(date +%s) - t0 ))
+
+    # the guest's TAP lines, renumbered and prefixed with the kernel
+    plan=""
+    while IFS= read -r line; do
+        case "$line" in
+            "ok "[0-9]*" - "*)     res=ok;       desc=${line#ok * - } ;;
+            "not ok "[0-9]*" - "*) res="not ok"; desc=${line#not ok * - } ;;
+            1..[0-9]*)             plan=${line#1..}; continue ;;
+            "#"*)                  echo "$line"; continue ;;
+            *) continue ;;
+        esac
+        seen=$((seen + 1))
+        record "$kver" "$res" "$desc"
+        if [ "$res" = ok ]; then tap_ok "$kver: $desc"; else tap_notok "$kver: $desc"; fi
+    done < <(tr -d '\r' < "$log" | awk '/^=== SCHEDSCAN GUEST BEGIN/ { on = 1; next }
+                                        /^=== SCHEDSCAN GUEST END/ { on = 0 }
+                                        /^=== SCHEDSCAN FILE BEGIN/ { skip = 1 }
+                                        /^=== SCHEDSCAN FILE END/ { skip = 0; next }
+                                        on && !skip')
+
+    if [ $rc -ne 0 ]; then
+        GUEST_FAILED[$kver]=1
+        tap_notok "$kver: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: //')"
+        grep -v 'FAIL:' "$gout/run-guest.log" | comment
+        echo "vmcheck: $kver: FAILED after ${el}s (console log: $log)"
+        return
+    fi
+    if [ -z "$plan" ] || [ "$plan" != "$seen" ]; then
+        tap_notok "$kver: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"
+    else
+        tap_ok "$kver: guest booted and finished (${el}s, $seen guest tests)"
+    fi
+
+    for f in schedstat vmstat; do
+        if err=$(extract_file "$log" "$f" "$gout/$f.txt"); then
+            if [ "${VM_UPDATE_FIXTURES:-0}" = 1 ]; then
+                mkdir -p "$repo/tests/fixtures/$f"
+                cp "$gout/$f.txt" "$repo/tests/fixtures/$f/debian-$series.txt"
+                echo "vmcheck: updated tests/fixtures/$f/debian-$series.txt"
+            fi
+        else
+            tap_notok "$kver: captured /proc/$f # $err"
+        fi
+    done
+    echo "vmcheck: $kver: guest ran ${el}s (console log: $log)"
+}
+
+while read -r series kver; do
+    [ -n "$kver" ] || continue
+    run_one "$series" "$kver"
+done < "$kcache/selected"
+
+# ------------------------------------------------------------- tier matrix
+if [ ${#KVERS[@]} -gt 0 ]; then
+    modes=$(echo "${VM_MODES:-fentry,kprobe,tracepoint}" | tr ',' ' ')
+    echo "vmcheck: tier matrix (pass = exit 0 + summary + metric of that tier > 0 + nothing left attached;"
+    echo "vmcheck:   FAIL = run failed, leak = BPF left attached, crash = guest died before the test, - = not run)"
+    {
+        printf '%-10s %-24s' tool kernel
+        for m in $modes; do printf ' %-18s' "$m"; done
+        printf '\n'
+        for tool in "${TOOLS_SEEN[@]}"; do
+            for kver in "${KVERS[@]}"; do
+                printf '%-10s %-24s' "$tool" "$kver"
+                for m in $modes; do
+                    cell=${CELL[$tool|$kver|$m]:-}
+                    [ -n "$cell" ] || { [ -n "${GUEST_FAILED[$kver]:-}" ] && cell=crash || cell=-; }
+                    printf ' %-18s' "$cell"
+                done
+                printf '\n'
+            done
+        done
+    } | sed 's/^/vmcheck:   /'
+fi
+finish
