@@ -142,8 +142,10 @@ lint:
 install: $(TOOL_BINS)
 	install -d $(DESTDIR)$(PREFIX)/sbin
 	install -m 0755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/sbin/
+ifneq ($(wildcard docs/man/*.8),)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(PREFIX)/share/man/man8/
+endif
 
 clean:
 	rm -rf $(OBJ) $(BUILD)/tests $(BUILD)/san $(BUILD)/static $(BUILD)/workloads $(TOOL_BINS)

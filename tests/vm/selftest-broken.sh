@@ -13,7 +13,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-good=${VM_STATIC:-$repo/build/static}
+good=${VM_STATIC:-${SCHEDSCAN_BUILD:-$repo/build}/static}
 
 N=0; FAILED=0
 tap_ok()    { N=$((N + 1)); echo "ok $N - $*"; }
@@ -37,7 +37,8 @@ EOF
 chmod 755 "$tmp/static/sisscan"
 
 set +e
-VM_STATIC="$tmp/static" VM_OUT="$tmp/vm" VM_KERNELS="${VM_KERNELS:-6.12}" \
+VM_KERNEL_CACHE="${VM_KERNEL_CACHE:-${SCHEDSCAN_BUILD:-$repo/build}/vm/kernels}" \
+    VM_STATIC="$tmp/static" VM_OUT="$tmp/vm" VM_KERNELS="${VM_KERNELS:-6.12}" \
     VM_TOOLS=sisscan VM_MODES=fentry VM_DURATION=2 \
     "$here/vmcheck.sh" > "$tmp/vmcheck.out" 2>&1
 rc=$?

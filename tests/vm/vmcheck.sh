@@ -14,9 +14,10 @@
 # Environment:
 #   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
 #   VM_TIMEOUT     seconds per guest before it counts as hung (default 420)
-#   VM_STATIC      directory with the static tools (default build/static)
-#   VM_OUT         output directory (default build/vm)
-#   VM_KERNEL_CACHE  kernel cache (default build/vm/kernels)
+#   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
+#                  SCHEDSCAN_BUILD defaults to build)
+#   VM_OUT         output directory (default $SCHEDSCAN_BUILD/vm)
+#   VM_KERNEL_CACHE  kernel cache (default $SCHEDSCAN_BUILD/vm/kernels)
 #   VM_TOOLS, VM_MODES   comma lists passed to the guest (default all tools, all modes)
 #   VM_DURATION    --duration of each tool run in the guest (default 3)
 #   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
@@ -25,9 +26,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-static=${VM_STATIC:-$repo/build/static}
-out=${VM_OUT:-$repo/build/vm}
-kcache=${VM_KERNEL_CACHE:-$repo/build/vm/kernels}
+build=${SCHEDSCAN_BUILD:-$repo/build}   # set by tests/run-suites.sh
+static=${VM_STATIC:-$build/static}
+out=${VM_OUT:-$build/vm}
+kcache=${VM_KERNEL_CACHE:-$build/vm/kernels}
 export VM_TIMEOUT=${VM_TIMEOUT:-420}
 t_start=$(date +%s)
 
