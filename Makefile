@@ -20,6 +20,14 @@ CLANG      ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL    ?= bpftool
 
+ifeq ($(V),1)
+Q   :=
+msg :=
+else
+Q   := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
 WARNINGS   := -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=gnu11 $(WARNINGS) -Ilib -I$(OBJ) -DSCHEDSCAN_VERSION='"$(VERSION)"'
@@ -65,44 +73,56 @@ $(BUILD)/static $(BUILD)/static/workloads:
 # BPF object -> skeleton. Debug info is stripped from the embedded object
 # (the kernel only needs BTF, which llvm-strip -g keeps).
 $(OBJ)/%.bpf.o: tools/$$*/$$*.bpf.c tools/$$*/$$*.h $(BPF_HDRS) $(VMLINUX_H) | $(OBJ)
-	$(CLANG) $(BPF_CFLAGS) -Itools/$* -c tools/$*/$*.bpf.c -o $@
-	$(LLVM_STRIP) -g $@
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Itools/$* -c tools/$*/$*.bpf.c -o $@
+	$(Q)$(LLVM_STRIP) -g $@
 
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 $(addprefix $(OBJ)/,$(addsuffix .o,$(TOOLS))): $(OBJ)/%.o: tools/$$*/$$*.c $(OBJ)/%.skel.h tools/$$*/$$*.h $(LIB_HDRS) | $(OBJ)
-	$(CC) $(CFLAGS) -Itools/$* -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itools/$* -c $< -o $@
 
 $(OBJ)/lib/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/lib
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OBJ)/san/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/san
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
 $(TOOL_BINS): $(BUILD)/%: $(OBJ)/%.o $(LIB_OBJS)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(addprefix $(BUILD)/static/,$(TOOLS)): $(BUILD)/static/%: $(OBJ)/%.o $(LIB_OBJS) | $(BUILD)/static
-	$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
-	$(CC) $(CFLAGS) $< -lpthread -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
 $(BUILD)/static/workloads/%: tests/workloads/%.c | $(BUILD)/static/workloads
-	$(CC) $(CFLAGS) -static $< -lpthread -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -lpthread -o $@
 
 # Unit tests link every lib/ object, built with ASan+UBSan.
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(SAN_OBJS) | $(BUILD)/tests/unit
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
 
 # The frontends with sanitizers, for the live option tests.
 $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: $(OBJ)/%.c.san.o $(SAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $^ $(LDLIBS) -o $@
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $^ $(LDLIBS) -o $@
 
 $(addprefix $(OBJ)/,$(addsuffix .c.san.o,$(TOOLS))): $(OBJ)/%.c.san.o: tools/$$*/$$*.c $(OBJ)/%.skel.h tools/$$*/$$*.h $(LIB_HDRS) | $(OBJ)
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itools/$* -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itools/$* -c $< -o $@
 
 SAN_TOOLS := $(addprefix $(BUILD)/san/,$(TOOLS))
 

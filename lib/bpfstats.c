@@ -11,21 +11,21 @@
 
 int bpfstats_enable(char *err, size_t errlen)
 {
-	char *sysctl;
-	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	char *sysctl = NULL;
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME), saved = errno;
 
 	if (fd >= 0)
 		return fd;
 	/* Someone may already have set kernel.bpf_stats_enabled=1. */
-	sysctl = read_text_file("/proc/sys/kernel/bpf_stats_enabled", NULL);
-	if (sysctl && atoi(sysctl) == 1) {
+	if (!read_text_file("/proc/sys/kernel/bpf_stats_enabled", &sysctl, NULL, 0) &&
+	    atoi(sysctl) == 1) {
 		free(sysctl);
 		return -2;
 	}
 	free(sysctl);
 	return errmsg(err, errlen,
 		      "cannot enable BPF run-time statistics (%s); set kernel.bpf_stats_enabled=1",
-		      strerror(errno));
+		      strerror(saved));
 }
 
 int bpfstats_collect(const struct hook *hooks, int nr_hooks,

@@ -163,10 +163,10 @@ int parse_mode(const char *text, enum probe_mode *out, char *err,
 
 static int read_cpulist_file(const char *path, struct cpumask *mask)
 {
-	char err[128], *text = read_text_file(path, NULL);
+	char err[128], *text;
 	int ret;
 
-	if (!text)
+	if (read_text_file(path, &text, NULL, 0))
 		return -1;
 	ret = cpulist_parse(text, mask, err, sizeof(err));
 	free(text);

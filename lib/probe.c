@@ -119,10 +119,10 @@ bool probe_raw_tp(const char *tp, char *why, size_t whylen)
 
 static int read_int_file(const char *path, int *value)
 {
-	char *text = read_text_file(path, NULL);
+	char *text = NULL;
 	int ret = -1;
 
-	if (text && sscanf(text, "%d", value) == 1)
+	if (!read_text_file(path, &text, NULL, 0) && sscanf(text, "%d", value) == 1)
 		ret = 0;
 	free(text);
 	return ret;

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "schedstat.h"
+#include "util.h"
 
 #define CPU_LINE_VALUES		9	/* numbers after "cpu<N>" */
 #define TRAILING_DOMAIN_VALUES	12	/* alb_* .. ttwu_move_balance */
@@ -206,19 +207,6 @@ static uint64_t field_get(const void *base, size_t offset)
 	return *(const uint64_t *)((const char *)base + offset);
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct parser {
 	const char *next;	/* start of the next unread line, or NULL */
@@ -238,25 +226,6 @@ struct parser {
 };
 
 /* Grow *@buf to hold at least @need elements of @size bytes. */
-static int grow(void **buf, size_t *cap, size_t need, size_t size)
-{
-	size_t new_cap = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (new_cap < need) {
-		if (new_cap > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		new_cap *= 2;
-	}
-	p = realloc(*buf, new_cap * size);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = new_cap;
-	return 0;
-}
 
 static bool is_blank(char c)
 {
@@ -279,7 +248,7 @@ static int next_line(struct parser *p)
 
 	if (len >= PTRDIFF_MAX)
 		return -ENOMEM;
-	if (grow((void **)&p->line, &p->line_cap, len + 1, 1))
+	if (grow_array((void **)&p->line, &p->line_cap, len + 1, 1))
 		return -ENOMEM;
 	memcpy(p->line, start, len);
 	p->line[len] = '\0';
@@ -291,7 +260,7 @@ static int next_line(struct parser *p)
 			s[i++] = '\0';
 		if (i == len)
 			break;
-		if (grow((void **)&p->tok, &p->tok_cap, p->ntok + 1,
+		if (grow_array((void **)&p->tok, &p->tok_cap, p->ntok + 1,
 			 sizeof(*p->tok)))
 			return -ENOMEM;
 		p->tok[p->ntok++] = &s[i];
@@ -346,7 +315,7 @@ static int parse_error(struct parser *p, int ret, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	set_err(p->err, p->errlen, "line %u: %s", p->lineno, msg);
+	errmsg(p->err, p->errlen, "line %u: %s", p->lineno, msg);
 	return ret;
 }
 
@@ -431,7 +400,7 @@ static int parse_cpu(struct parser *p, int cpu)
 		return parse_error(p, -EINVAL, "cpu%d after cpu%d", cpu,
 				   s->cpus[s->nr_cpus - 1].cpu);
 
-	if (grow((void **)&s->cpus, &p->cpus_cap, s->nr_cpus + 1,
+	if (grow_array((void **)&s->cpus, &p->cpus_cap, s->nr_cpus + 1,
 		 sizeof(*s->cpus)))
 		return -ENOMEM;
 	c = &s->cpus[s->nr_cpus];
@@ -508,7 +477,7 @@ static int parse_domain(struct parser *p, int level)
 				   "domain%d of cpu%d: \"%.32s\" is not a cpumask",
 				   level, c->cpu, mask);
 
-	if (grow((void **)&c->domains, &p->domains_cap, c->nr_domains + 1,
+	if (grow_array((void **)&c->domains, &p->domains_cap, c->nr_domains + 1,
 		 sizeof(*c->domains)))
 		return -ENOMEM;
 	d = &c->domains[c->nr_domains];
@@ -594,9 +563,9 @@ int schedstat_parse(const char *text, struct schedstat *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	if (!text) {
-		set_err(err, errlen, "no text");
+		errmsg(err, errlen, "no text");
 		return -EINVAL;
 	}
 
@@ -623,54 +592,6 @@ int schedstat_parse(const char *text, struct schedstat *out,
 	return ret;
 }
 
-/* /proc files report st_size 0, so read until EOF into a growing buffer. */
-static int read_text_file(const char *path, char **text,
-			  char *err, size_t errlen)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (grow((void **)&buf, &cap, len + 4096 + 1, 1)) {
-			ret = -ENOMEM;
-			set_err(err, errlen, "%s: out of memory", path);
-			break;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			set_err(err, errlen, "cannot read %s: %s", path,
-				strerror(-ret));
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (!ret && memchr(buf, '\0', len)) {
-		ret = -EINVAL;
-		set_err(err, errlen, "%s: contains a NUL byte", path);
-	}
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
-}
 
 int schedstat_read(const char *path, struct schedstat *out,
 		   char *err, size_t errlen)
@@ -679,7 +600,7 @@ int schedstat_read(const char *path, struct schedstat *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	if (!path)
 		path = SCHEDSTAT_DEFAULT_PATH;
 	ret = read_text_file(path, &text, err, errlen);
@@ -687,7 +608,7 @@ int schedstat_read(const char *path, struct schedstat *out,
 		return ret;
 	ret = schedstat_parse(text, out, msg, sizeof(msg));
 	if (ret)
-		set_err(err, errlen, "%s: %s", path, msg);
+		errmsg(err, errlen, "%s: %s", path, msg);
 	free(text);
 	return ret;
 }
@@ -747,12 +668,12 @@ static int delta_cpu(const struct schedstat_cpu *b,
 	int ret;
 
 	if (b->cpu != a->cpu) {
-		set_err(err, errlen, "cpu%d in one snapshot, cpu%d in the other (CPU hotplug?)",
+		errmsg(err, errlen, "cpu%d in one snapshot, cpu%d in the other (CPU hotplug?)",
 			b->cpu, a->cpu);
 		return -EINVAL;
 	}
 	if (b->nr_domains != a->nr_domains) {
-		set_err(err, errlen, "cpu%d: %zu domains, then %zu (sched domains rebuilt)",
+		errmsg(err, errlen, "cpu%d: %zu domains, then %zu (sched domains rebuilt)",
 			a->cpu, b->nr_domains, a->nr_domains);
 		return -EINVAL;
 	}
@@ -761,7 +682,7 @@ static int delta_cpu(const struct schedstat_cpu *b,
 		const struct schedstat_domain *ad = &a->domains[i];
 
 		if (strcmp(bd->name, ad->name) || strcmp(bd->cpumask, ad->cpumask)) {
-			set_err(err, errlen,
+			errmsg(err, errlen,
 				"cpu%d domain%zu changed from \"%.32s%s%.64s\" to \"%.32s%s%.64s\" (sched domains rebuilt)",
 				a->cpu, i, bd->name, *bd->name ? " " : "",
 				bd->cpumask, ad->name, *ad->name ? " " : "",
@@ -776,7 +697,7 @@ static int delta_cpu(const struct schedstat_cpu *b,
 				  field_get(a, cpu_offset[f]),
 				  cpu_field_is_u32(f),
 				  field_at(d, cpu_offset[f]))) {
-			set_err(err, errlen, "cpu%d: %s went backwards (different boot?)",
+			errmsg(err, errlen, "cpu%d: %s went backwards (different boot?)",
 				a->cpu, cpu_names[f]);
 			return -EINVAL;
 		}
@@ -797,7 +718,7 @@ static int delta_cpu(const struct schedstat_cpu *b,
 	}
 	return 0;
 nomem:
-	set_err(err, errlen, "out of memory");
+	errmsg(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -809,20 +730,20 @@ int schedstat_delta(const struct schedstat *before,
 	int ret;
 
 	memset(delta, 0, sizeof(*delta));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	if (before->version != after->version) {
-		set_err(err, errlen, "version %d, then %d", before->version,
+		errmsg(err, errlen, "version %d, then %d", before->version,
 			after->version);
 		return -EINVAL;
 	}
 	if (before->nr_cpus != after->nr_cpus) {
-		set_err(err, errlen, "%zu CPUs, then %zu (CPU hotplug?)",
+		errmsg(err, errlen, "%zu CPUs, then %zu (CPU hotplug?)",
 			before->nr_cpus, after->nr_cpus);
 		return -EINVAL;
 	}
 	/* Also catches a reboot between the two reads. */
 	if (after->timestamp < before->timestamp) {
-		set_err(err, errlen, "timestamp went backwards (%llu, then %llu)",
+		errmsg(err, errlen, "timestamp went backwards (%llu, then %llu)",
 			(unsigned long long)before->timestamp,
 			(unsigned long long)after->timestamp);
 		return -EINVAL;
@@ -834,7 +755,7 @@ int schedstat_delta(const struct schedstat *before,
 	delta->has_domain_names = after->has_domain_names;
 	delta->cpus = calloc(after->nr_cpus, sizeof(*delta->cpus));
 	if (!delta->cpus) {
-		set_err(err, errlen, "out of memory");
+		errmsg(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < after->nr_cpus; i++) {

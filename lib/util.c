@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include "util.h"
 
@@ -17,35 +22,71 @@ int errmsg(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-char *read_text_file(const char *path, size_t *len)
+int grow_array(void **buf, size_t *cap, size_t need, size_t size)
 {
-	size_t cap = 4096, used = 0, n;
-	FILE *f = fopen(path, "r");
-	char *buf, *grown;
+	size_t new_cap = *cap ? *cap : 64;
+	void *p;
 
-	if (!f)
-		return NULL;
-	buf = malloc(cap);
-	while (buf && (n = fread(buf + used, 1, cap - used - 1, f)) > 0) {
-		used += n;
-		if (cap - used - 1 == 0) {
-			grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
-		}
+	if (need <= *cap)
+		return 0;
+	while (new_cap < need) {
+		if (new_cap > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		new_cap *= 2;
 	}
-	fclose(f);
-	if (!buf)
-		return NULL;
-	buf[used] = '\0';
-	if (len)
-		*len = used;
-	return buf;
+	p = realloc(*buf, new_cap * size);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = new_cap;
+	return 0;
+}
+
+int read_text_file(const char *path, char **text, char *err, size_t errlen)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		errmsg(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (grow_array((void **)&buf, &cap, len + 4096 + 1, 1)) {
+			ret = -ENOMEM;
+			errmsg(err, errlen, "%s: out of memory", path);
+			break;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			errmsg(err, errlen, "cannot read %s: %s", path,
+			       strerror(-ret));
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!ret && memchr(buf, '\0', len)) {
+		ret = -EINVAL;
+		errmsg(err, errlen, "%s: contains a NUL byte", path);
+	}
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
 }
 
 static double clock_seconds(clockid_t clock)

@@ -10,8 +10,15 @@
 int errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Reads a whole small file (sysfs, procfs) into a NUL-terminated malloc'd buffer. */
-char *read_text_file(const char *path, size_t *len);
+/*
+ * Reads a whole text file (procfs/sysfs report st_size 0, so it reads to
+ * EOF) into a NUL-terminated malloc'd *text. Returns 0, or -errno with
+ * one sentence in err (err may be NULL). A NUL byte inside is -EINVAL.
+ */
+int read_text_file(const char *path, char **text, char *err, size_t errlen);
+
+/* Grows *buf to hold at least need elements of size bytes (doubling); 0 or -ENOMEM. */
+int grow_array(void **buf, size_t *cap, size_t need, size_t size);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
 double monotonic_seconds(void);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "vmstat.h"
+#include "util.h"
 
 static const char *const numa_counter_names[VMSTAT_NUMA_NR_COUNTERS] = {
 	[VMSTAT_NUMA_PTE_UPDATES]	= "numa_pte_updates",
@@ -24,39 +25,7 @@ static const char *const numa_counter_names[VMSTAT_NUMA_NR_COUNTERS] = {
 	[VMSTAT_PGFAULT]		= "pgfault",
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static int grow(void **buf, size_t *cap, size_t need, size_t size)
-{
-	size_t new_cap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (new_cap < need) {
-		if (new_cap > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		new_cap *= 2;
-	}
-	p = realloc(*buf, new_cap * size);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = new_cap;
-	return 0;
-}
 
 static bool is_blank(char c)
 {
@@ -100,7 +69,7 @@ static int build_index(struct vmstat *s, char *err, size_t errlen)
 		return 0;
 	s->by_name = malloc(s->nr * sizeof(*s->by_name));
 	if (!s->by_name) {
-		set_err(err, errlen, "out of memory");
+		errmsg(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->nr; i++)
@@ -108,7 +77,7 @@ static int build_index(struct vmstat *s, char *err, size_t errlen)
 	qsort(s->by_name, s->nr, sizeof(*s->by_name), cmp_entry_ptr);
 	for (i = 1; i < s->nr; i++) {
 		if (!strcmp(s->by_name[i - 1]->name, s->by_name[i]->name)) {
-			set_err(err, errlen, "counter \"%.64s\" appears twice",
+			errmsg(err, errlen, "counter \"%.64s\" appears twice",
 				s->by_name[i]->name);
 			return -EINVAL;
 		}
@@ -156,7 +125,7 @@ static int add_entry(struct vmstat *s, size_t *cap, const char *name,
 {
 	char *copy;
 
-	if (grow((void **)&s->entries, cap, s->nr + 1, sizeof(*s->entries)))
+	if (grow_array((void **)&s->entries, cap, s->nr + 1, sizeof(*s->entries)))
 		return -ENOMEM;
 	copy = strndup(name, len);
 	if (!copy)
@@ -176,9 +145,9 @@ int vmstat_parse(const char *text, struct vmstat *out, char *err,
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	if (!text) {
-		set_err(err, errlen, "no text");
+		errmsg(err, errlen, "no text");
 		return -EINVAL;
 	}
 
@@ -210,14 +179,14 @@ int vmstat_parse(const char *text, struct vmstat *out, char *err,
 			p++;
 
 		if (!num_len || p != end) {
-			set_err(err, errlen, "line %u: expected \"<name> <value>\"",
+			errmsg(err, errlen, "line %u: expected \"<name> <value>\"",
 				lineno);
 			ret = -EINVAL;
 			break;
 		}
 		ret = parse_u64(num, num_len, &value);
 		if (ret) {
-			set_err(err, errlen, "line %u: %.*s: \"%.*s\" is %s",
+			errmsg(err, errlen, "line %u: %.*s: \"%.*s\" is %s",
 				lineno, (int)(name_len > 64 ? 64 : name_len),
 				name, (int)(num_len > 32 ? 32 : num_len), num,
 				ret == -ERANGE ? "out of range" :
@@ -227,12 +196,12 @@ int vmstat_parse(const char *text, struct vmstat *out, char *err,
 		}
 		ret = add_entry(out, &cap, name, name_len, value);
 		if (ret) {
-			set_err(err, errlen, "out of memory");
+			errmsg(err, errlen, "out of memory");
 			break;
 		}
 	}
 	if (!ret && !out->nr) {
-		set_err(err, errlen, "no counters");
+		errmsg(err, errlen, "no counters");
 		ret = -EINVAL;
 	}
 	if (!ret)
@@ -242,54 +211,6 @@ int vmstat_parse(const char *text, struct vmstat *out, char *err,
 	return ret;
 }
 
-/* /proc files report st_size 0, so read until EOF into a growing buffer. */
-static int read_text_file(const char *path, char **text,
-			  char *err, size_t errlen)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (grow((void **)&buf, &cap, len + 4096 + 1, 1)) {
-			ret = -ENOMEM;
-			set_err(err, errlen, "%s: out of memory", path);
-			break;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			set_err(err, errlen, "cannot read %s: %s", path,
-				strerror(-ret));
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (!ret && memchr(buf, '\0', len)) {
-		ret = -EINVAL;
-		set_err(err, errlen, "%s: contains a NUL byte", path);
-	}
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	return 0;
-}
 
 int vmstat_read(const char *path, struct vmstat *out, char *err,
 		size_t errlen)
@@ -298,7 +219,7 @@ int vmstat_read(const char *path, struct vmstat *out, char *err,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	if (!path)
 		path = VMSTAT_DEFAULT_PATH;
 	ret = read_text_file(path, &text, err, errlen);
@@ -306,7 +227,7 @@ int vmstat_read(const char *path, struct vmstat *out, char *err,
 		return ret;
 	ret = vmstat_parse(text, out, msg, sizeof(msg));
 	if (ret)
-		set_err(err, errlen, "%s: %s", path, msg);
+		errmsg(err, errlen, "%s: %s", path, msg);
 	free(text);
 	return ret;
 }
@@ -334,7 +255,7 @@ int vmstat_delta(const struct vmstat *before, const struct vmstat *after,
 	int ret = 0;
 
 	memset(delta, 0, sizeof(*delta));
-	set_err(err, errlen, "%s", "");
+	errmsg(err, errlen, "%s", "");
 	for (i = 0; i < after->nr; i++) {
 		const struct vmstat_entry *a = &after->entries[i];
 		const struct vmstat_entry *b = find(before, a->name);
@@ -344,7 +265,7 @@ int vmstat_delta(const struct vmstat *before, const struct vmstat *after,
 		ret = add_entry(delta, &cap, a->name, strlen(a->name),
 				a->value - b->value);
 		if (ret) {
-			set_err(err, errlen, "out of memory");
+			errmsg(err, errlen, "out of memory");
 			break;
 		}
 	}
