@@ -46,9 +46,10 @@ SAN_OBJS   := $(patsubst lib/%.c,$(OBJ)/san/%.o,$(LIB_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 TOOL_BINS  := $(addprefix $(BUILD)/,$(TOOLS))
+# kstat prints the kernel's own counters (lib/schedstat.c, lib/vmstat.c).
 STATIC_BINS := $(addprefix $(BUILD)/static/,$(TOOLS)) \
-               $(addprefix $(BUILD)/static/workloads/,$(WORKLOADS))
-WORKLOAD_BINS := $(addprefix $(BUILD)/workloads/,$(WORKLOADS))
+               $(addprefix $(BUILD)/static/workloads/,$(WORKLOADS) kstat)
+WORKLOAD_BINS := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) kstat)
 
 ifeq ($(STATIC),1)
 DEFAULT_TARGETS := $(STATIC_BINS)
@@ -98,6 +99,14 @@ $(TOOL_BINS): $(BUILD)/%: $(OBJ)/%.o $(LIB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 $(addprefix $(BUILD)/static/,$(TOOLS)): $(BUILD)/static/%: $(OBJ)/%.o $(LIB_OBJS) | $(BUILD)/static
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
+
+$(BUILD)/workloads/kstat: tests/workloads/kstat.c $(LIB_OBJS) | $(BUILD)/workloads
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/static/workloads/kstat: tests/workloads/kstat.c $(LIB_OBJS) | $(BUILD)/static/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
 

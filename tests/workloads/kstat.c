@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kstat: prints the kernel's own counters that the tests compare the
+ * tools against, one "name value" per line, read with lib/schedstat.c
+ * and lib/vmstat.c (so the guests, which have only busybox, can diff
+ * two snapshots with awk):
+ *
+ *   schedstat_version, lb_count, lb_count_<idle|busy|newidle>,
+ *   ttwu_count, ttwu_local      (from /proc/schedstat, summed over CPUs)
+ *   vmstat_<name>               (numa_* and pgfault from /proc/vmstat)
+ */
+#include <stdio.h>
+#include "schedstat.h"
+#include "vmstat.h"
+
+int main(void)
+{
+	static const char *const vm_names[] = {
+		"numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
+		"numa_hint_faults_local", "numa_pages_migrated", "pgfault",
+	};
+	struct schedstat ss;
+	struct vmstat vm;
+	char err[256];
+	uint64_t value;
+
+	if (!schedstat_read(NULL, &ss, err, sizeof(err))) {
+		printf("schedstat_version %d\n", ss.version);
+		printf("lb_count %llu\n", (unsigned long long)
+		       schedstat_sum_lb_all_types(&ss, SCHEDSTAT_ALL_LEVELS,
+						  SS_LB_COUNT));
+		for (int t = SS_IDLE; t <= SS_NEWLY_IDLE; t++)
+			printf("lb_count_%s %llu\n", schedstat_idle_type_name(t),
+			       (unsigned long long)schedstat_sum_lb(
+				       &ss, SCHEDSTAT_ALL_LEVELS, t, SS_LB_COUNT));
+		printf("ttwu_count %llu\n", (unsigned long long)
+		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_COUNT));
+		printf("ttwu_local %llu\n", (unsigned long long)
+		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_LOCAL));
+		schedstat_free(&ss);
+	} else {
+		fprintf(stderr, "kstat: %s\n", err);
+	}
+	if (!vmstat_read(NULL, &vm, err, sizeof(err))) {
+		for (size_t i = 0; i < sizeof(vm_names) / sizeof(vm_names[0]); i++)
+			if (!vmstat_get(&vm, vm_names[i], &value))
+				printf("vmstat_%s %llu\n", vm_names[i],
+				       (unsigned long long)value);
+		vmstat_free(&vm);
+	} else {
+		fprintf(stderr, "kstat: %s\n", err);
+	}
+	return 0;
+}
