@@ -96,17 +96,17 @@ download() {  # download PKG KVER -> fills OUTDIR/KVER, 0 on success
     cp "$tmp/x/boot/vmlinuz-$kver" "$OUTDIR/$kver.tmp/vmlinuz"
     cp "$tmp/x/boot/config-$kver" "$OUTDIR/$kver.tmp/config"
     echo "$pkg" > "$OUTDIR/$kver.tmp/package"
-    rm -rf "$tmp" "$OUTDIR/$kver"
+    rm -rf "$tmp" "${OUTDIR:?}/${kver:?}"
     mv "$OUTDIR/$kver.tmp" "$OUTDIR/$kver"
 }
 
 # Make sure apt-cache knows the packages at all (fresh containers have no lists).
 updated=0
-ensure_lists() {
-    [ "$updated" = 0 ] || return 0
+ensure_lists() {  # ensure_lists WHY
+    [ "$updated" = 0 ] || return 1
     updated=1
-    echo "fetch-kernels: apt-cache has no kernel packages, running apt-get update" >&2
-    apt-get update -q >&2 || echo "fetch-kernels: apt-get update failed (offline?)" >&2
+    echo "fetch-kernels: $1, running apt-get update" >&2
+    timeout 300 apt-get update -q >&2 || echo "fetch-kernels: apt-get update failed (offline?)" >&2
 }
 
 selected=""
@@ -115,7 +115,7 @@ for s in $SERIES_ALL; do
     want_series "$s" || continue
     pkg=$(newest_pkg "$s")
     if [ -z "$pkg" ]; then
-        ensure_lists
+        ensure_lists "apt-cache names no $s kernel package" || true
         pkg=$(newest_pkg "$s")
     fi
     kver=""
@@ -127,6 +127,13 @@ for s in $SERIES_ALL; do
             kver=$k; how="cached, $pkg"
         elif download "$pkg" "$k"; then
             kver=$k; how="downloaded $pkg"
+        elif ensure_lists "could not download $pkg (stale package lists?)"; then
+            # the lists may name a build the mirror no longer has: retry once
+            pkg=$(newest_pkg "$s")
+            k=${pkg#linux-image-}; k=${k%-unsigned}
+            if [ -n "$pkg" ] && { cached_ok "$k" || download "$pkg" "$k"; }; then
+                kver=$k; how="$pkg after apt-get update"
+            fi
         else
             echo "fetch-kernels: could not download $pkg" >&2
         fi

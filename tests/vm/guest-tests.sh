@@ -119,11 +119,20 @@ start_load() {  # start_load TOOL
             ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         idlebal)
-            # pinned spinners on part of each node, leave the rest idle, plus wakeups
-            for c in 0 1 4; do
+            # a pinned spinner on each node, short-lived unpinned spinners that
+            # fork on one CPU and get spread (fork balancing, load/idle balance
+            # when they exit: sched_migrate_task), plus wakeups
+            for c in 0 4; do
                 "$WL/spinner" -c $c -s $((TOOL_TIMEOUT)) >/dev/null 2>&1 &
                 LOAD_PIDS="$LOAD_PIDS $!"
             done
+            ( while :; do
+                  "$WL/spinner" -s 1 >/dev/null 2>&1 &
+                  "$WL/spinner" -s 1 >/dev/null 2>&1 &
+                  "$WL/spinner" -s 1 >/dev/null 2>&1 || exit
+                  wait
+              done ) &
+            LOAD_PIDS="$LOAD_PIDS $!"
             ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         numascan)
@@ -144,6 +153,28 @@ stop_load() {
     LOAD_PIDS=""
 }
 
+# ------------------------------------------------------ kernel ground truth
+# kstat (tests/workloads/kstat.c) prints "name value" lines of the kernel's own
+# counters. Diagnostics only: the deltas bracket the whole tool run (start-up
+# included), so they are an upper bound for what the tool could see.
+kstat_snap() {  # kstat_snap FILE
+    if [ -x "$WL/kstat" ]; then "$WL/kstat" > "$1" 2>/dev/null || : > "$1"; else : > "$1"; fi
+}
+kstat_names() {
+    case "$1" in
+        sisscan)  echo 'ttwu_count ttwu_local' ;;
+        idlebal)  echo 'lb_count lb_count_idle lb_count_busy lb_count_newidle' ;;
+        numascan) echo 'vmstat_numa_hint_faults vmstat_numa_hint_faults_local vmstat_numa_pte_updates vmstat_numa_pages_migrated vmstat_pgfault' ;;
+    esac
+}
+kstat_delta() {  # kstat_delta TOOL BEFORE AFTER -> "name +delta ..." or nothing
+    [ -s "$2" ] && [ -s "$3" ] || return 0
+    awk -v want=" $(kstat_names "$1") " '
+        NR == FNR { before[$1] = $2; next }
+        index(want, " " $1 " ") && ($1 in before) { printf "%s +%.0f  ", $1, $2 - before[$1] }
+        END { printf "\n" }' "$2" "$3"
+}
+
 # ---------------------------------------------------------------- the tests
 # run_tool TOOL MODE: one TAP line for the run, one for leftovers
 run_tool() {
@@ -155,13 +186,16 @@ run_tool() {
         notok "$desc: nothing left attached # not run"
         return
     fi
+    note "running: $tool --mode $mode --json --duration $DUR"   # names the culprit of a hang
     before=$(bpf_state)
     start_load "$tool"
     sleep 1
+    kstat_snap "$W/kstat.before"
     t0=$(now)
     timeout "$TOOL_TIMEOUT" "$BIN/$tool" --mode "$mode" --json --duration "$DUR" >"$out" 2>"$err"
     rc=$?
     t1=$(now)
+    kstat_snap "$W/kstat.after"
     stop_load
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 
@@ -179,11 +213,14 @@ run_tool() {
         pos=$(positive_metrics "$summary" "$mode")
         [ -n "$pos" ] || why="no metric with tier $(tiers_for_mode "$mode") and value > 0"
     fi
+    kd=$(kstat_delta "$tool" "$W/kstat.before" "$W/kstat.after")
     if [ -z "$why" ]; then
         ok "$desc (${secs}s; $(echo $pos | tr ' ' ','))"
+        [ -n "$kd" ] && note "  kernel counters during the run: $kd"
     else
         notok "$desc # $why"
         note "  command: $tool --mode $mode --json --duration $DUR (${secs}s)"
+        [ -n "$kd" ] && note "  kernel counters during the run: $kd"
         if [ -s "$err" ]; then note "  stderr:"; tail -n 15 "$err" | diag 15; fi
         if [ -n "$summary" ]; then
             note "  summary metrics (name tier value estimated):"

@@ -3,13 +3,14 @@
 #
 # Mounts the pseudo file systems, switches on schedstats and NUMA balancing,
 # runs /schedscan/guest-tests.sh and prints everything on the console between
-#   === SCHEDSCAN GUEST BEGIN <kver>
+#   === SCHEDSCAN GUEST BEGIN <kver> uptime=<seconds since boot>
 #   === SCHEDSCAN GUEST END rc=<rc>
 # then powers off (qemu runs with -no-reboot, so the VM exits).
 #
 # Kernel command line knobs (they reach us as environment variables):
 #   SCHEDSCAN_TOOLS=sisscan,idlebal      SCHEDSCAN_MODES=fentry,kprobe
 #   SCHEDSCAN_DURATION=3                 SCHEDSCAN_SHELL=1 (interactive shell, no tests)
+#   SCHEDSCAN_PRINTK=3 (console loglevel: 3 = only oops/panic reach the console)
 export PATH=/schedscan:/schedscan/workloads:/bin:/sbin:/usr/bin:/usr/sbin
 export HOME=/root
 
@@ -27,7 +28,7 @@ mount -t bpf bpf /sys/fs/bpf
 
 # no kernel chatter in the middle of our output: only EMERG/ALERT/CRIT (oops,
 # panic) reach the console; guest-tests.sh scans dmesg for the rest at the end
-echo 3 > /proc/sys/kernel/printk
+echo "${SCHEDSCAN_PRINTK:-3}" > /proc/sys/kernel/printk
 echo 1 > /proc/sys/kernel/sched_schedstats
 echo 1 > /proc/sys/kernel/numa_balancing
 # lets the guest tests read run_time_ns/run_cnt if they want to
@@ -42,7 +43,7 @@ if [ "${SCHEDSCAN_SHELL:-0}" = 1 ]; then
     poweroff -f
 fi
 
-echo "=== SCHEDSCAN GUEST BEGIN $(uname -r)"
+echo "=== SCHEDSCAN GUEST BEGIN $(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
 sh /schedscan/guest-tests.sh
 rc=$?
 echo "=== SCHEDSCAN GUEST END rc=$rc"

@@ -13,6 +13,8 @@
 #   VM_LOG       console log file (default build/vm/out/<kver>/console.log)
 #   VM_TIMEOUT   seconds before the guest is killed (default 600)
 #   VM_CONSOLE=1 also stream the console to stdout while it runs
+#   VM_INTERACTIVE=1  no tests: a shell on the guest console in this terminal
+#                (Ctrl-A x quits QEMU; no log, no timeout)
 #   VM_ACCEL     default "tcg,thread=single" (multi-threaded TCG oopses the guests
 #                during kprobe/fentry text patching, see README.md)
 #   VM_CPU, VM_SMP, VM_MEM  override "max", "8,sockets=2,cores=4,threads=1", "2G"
@@ -39,6 +41,7 @@ qemu_err="$log.qemu-stderr"
 
 cmdline="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=3 rdinit=/init $*"
 
+# shellcheck disable=SC2054 # commas belong to qemu's option syntax
 qemu=(qemu-system-x86_64
     -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max}"
     -machine pc
@@ -55,6 +58,14 @@ qemu=(qemu-system-x86_64
     -kernel "$kdir/vmlinuz"
     -initrd "$initrd"
     -append "$cmdline")
+
+if [ "${VM_INTERACTIVE:-0}" = 1 ]; then
+    for i in "${!qemu[@]}"; do
+        [ "${qemu[$i]}" = "file:$log" ] && qemu[$i]=mon:stdio
+        [ "${qemu[$i]}" = "$cmdline" ] && qemu[$i]="$cmdline SCHEDSCAN_SHELL=1"
+    done
+    exec "${qemu[@]}"
+fi
 
 tail_pid=""
 if [ "${VM_CONSOLE:-0}" = 1 ]; then
@@ -98,5 +109,5 @@ fi
 if [ $qrc -ne 0 ]; then
     fail "qemu exit status $qrc after ${elapsed}s"
 fi
-boot=$(awk '/^=== SCHEDSCAN GUEST BEGIN/ { print; exit }' <<<"$clean")
-echo "run-guest: $kver finished in ${elapsed}s"
+boot=$(sed -n 's/^=== SCHEDSCAN GUEST BEGIN .* uptime=\([0-9.]*\).*/\1/p' <<<"$clean" | head -n 1)
+echo "run-guest: $kver finished in ${elapsed}s (kernel boot to /init: ${boot:-?}s guest uptime)"

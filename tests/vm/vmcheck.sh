@@ -20,6 +20,7 @@
 #   VM_KERNEL_CACHE  kernel cache (default $SCHEDSCAN_BUILD/vm/kernels)
 #   VM_TOOLS, VM_MODES   comma lists passed to the guest (default all tools, all modes)
 #   VM_DURATION    --duration of each tool run in the guest (default 3)
+#   VM_CMDLINE     extra kernel command line words (e.g. "loglevel=7")
 #   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
 #   VM_ACCEL, VM_CPU, VM_CONSOLE  passed to run-guest.sh
 set -euo pipefail
@@ -83,6 +84,8 @@ cmdline=()
 [ -n "${VM_TOOLS:-}" ] && cmdline+=("SCHEDSCAN_TOOLS=$VM_TOOLS")
 [ -n "${VM_MODES:-}" ] && cmdline+=("SCHEDSCAN_MODES=$VM_MODES")
 [ -n "${VM_DURATION:-}" ] && cmdline+=("SCHEDSCAN_DURATION=$VM_DURATION")
+# shellcheck disable=SC2206 # word splitting intended
+[ -n "${VM_CMDLINE:-}" ] && cmdline+=($VM_CMDLINE)
 
 # ------------------------------------------------------------ guest output
 # extract_file LOG NAME DEST: the dump between the FILE markers, checked
@@ -162,7 +165,7 @@ run_one() {  # run_one SERIES KVER
 
     if [ $rc -ne 0 ]; then
         GUEST_FAILED[$kver]=1
-        tap_notok "$kver: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: //')"
+        tap_notok "$kver: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: [^:]*: //')"
         grep -v 'FAIL:' "$gout/run-guest.log" | comment
         echo "vmcheck: $kver: FAILED after ${el}s (console log: $log)"
         return
@@ -184,7 +187,7 @@ run_one() {  # run_one SERIES KVER
             tap_notok "$kver: captured /proc/$f # $err"
         fi
     done
-    echo "vmcheck: $kver: guest ran ${el}s (console log: $log)"
+    echo "vmcheck: $kver: guest ran ${el}s, $(grep -o 'kernel boot to /init: [0-9.?]*s' "$gout/run-guest.log" || echo 'boot time unknown') (console log: $log)"
 }
 
 while read -r series kver; do
