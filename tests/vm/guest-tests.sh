@@ -241,6 +241,62 @@ run_tool() {
     fi
 }
 
+# ------------------------------------------- tool counts vs kernel counters
+# bracket_check TOOL MODE METRIC COUNTER: reads the kernel's own COUNTER
+# (kstat) twice while TOOL runs with 0.5 s intervals. The intervals that
+# lie wholly inside the two reads saw a subset of the kernel's events, and
+# the intervals that overlap them saw a superset, so
+#     inner_sum <= kernel delta <= outer_sum     (1% slack for read skew)
+# where METRIC and COUNTER count the same kernel events (docs/metrics.md).
+bracket_check() {
+    tool=$1 mode=$2 metric=$3 counter=$4
+    desc="$tool --mode $mode: $metric within the kernel's $counter"
+    out=$W/bracket.out
+    if [ ! -x "$WL/kstat" ]; then notok "$desc # kstat missing"; return; fi
+    start_load "$tool"
+    sleep 1
+    "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 6 >"$out" 2>"$W/bracket.err" &
+    tpid=$!
+    i=0
+    while ! grep -q '"type":"interval"' "$out" && [ $i -lt 900 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    sleep 0.3
+    "$WL/kstat" >"$W/kstat.a" 2>/dev/null
+    sleep 2.5
+    "$WL/kstat" >"$W/kstat.b" 2>/dev/null
+    wait $tpid
+    rc=$?
+    stop_load
+    result=$(awk -v metric="$metric" -v counter="$counter" '
+        FILENAME ~ /kstat.a$/ { a[$1] = $2; next }
+        FILENAME ~ /kstat.b$/ { b[$1] = $2; next }
+        /"type":"interval"/ {
+            if (!match($0, /"start":[0-9.]+/)) next
+            s = substr($0, RSTART + 8, RLENGTH - 8) + 0
+            match($0, /"end":[0-9.]+/); e = substr($0, RSTART + 6, RLENGTH - 6) + 0
+            pat = "\"" metric "\":[{]\"value\":[0-9]+"
+            if (!match($0, pat)) next
+            v = substr($0, RSTART, RLENGTH); sub(/.*:/, "", v); v += 0
+            n++; start[n] = s; end[n] = e; val[n] = v
+        }
+        END {
+            if (!(counter in a) || !(counter in b)) { print "missing"; exit }
+            delta = b[counter] - a[counter]
+            for (k = 1; k <= n; k++) {
+                if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) { inner += val[k]; nin++ }
+                if (end[k] > a["realtime_before"] && start[k] < b["realtime_after"]) outer += val[k]
+            }
+            verdict = (nin >= 2 && inner > 0 && inner * 0.99 <= delta && delta <= outer * 1.01 + 2) ? "pass" : "fail"
+            printf "%s inner=%d (%d intervals) kernel=%d outer=%d\n", verdict, inner, nin, delta, outer
+        }' "$W/kstat.a" "$W/kstat.b" "$out")
+    case "$result" in
+        pass*) ok "$desc (${result#pass })" ;;
+        *)  notok "$desc # exit $rc: ${result:-no interval records}"
+            tail -n 5 "$W/bracket.err" | diag 5 ;;
+    esac
+}
+
 # -------------------------------------------------------------------- main
 note "guest $(uname -r): $(nproc) CPUs, tools: $TOOLS, modes: $MODES, duration ${DUR}s"
 [ "$HAVE_BPFTOOL" = 1 ] && note "bpftool: $(bpftool version 2>/dev/null | head -n 1)" \
@@ -261,10 +317,25 @@ else
     notok "guest setup: BTF, schedstats on, numa_balancing on # btf=$(ls /sys/kernel/btf/vmlinux 2>&1) schedstats=$(cat /proc/sys/kernel/sched_schedstats) numa_balancing=$(cat /proc/sys/kernel/numa_balancing)"
 fi
 
+# NUMA balancing without its start-up delay and with short scan periods, so
+# hint faults flow for the whole of a short run (sysctl on 6.1, debugfs later).
+for d in /proc/sys/kernel/numa_balancing_ /sys/kernel/debug/sched/numa_balancing/; do
+    [ -w "${d}scan_delay_ms" ] && echo 0 >"${d}scan_delay_ms"
+    [ -w "${d}scan_period_min_ms" ] && echo 100 >"${d}scan_period_min_ms"
+done
+
 for tool in $TOOLS; do
     for mode in $MODES; do
         run_tool "$tool" "$mode"
     done
+done
+
+# Each count that has a kernel counter for the same events, in each tier.
+for mode in $MODES; do
+    case " $TOOLS " in *" sisscan "*) bracket_check sisscan "$mode" wakeups ttwu_count ;; esac
+    [ "$mode" = tracepoint ] && continue
+    case " $TOOLS " in *" idlebal "*) bracket_check idlebal "$mode" load_balance_calls lb_count ;; esac
+    case " $TOOLS " in *" numascan "*) bracket_check numascan "$mode" numa_hint_faults vmstat_numa_hint_faults ;; esac
 done
 
 # kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash

@@ -114,16 +114,19 @@ for t in $(echo "${VM_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' '); do TOOLS_
 
 record() {  # record KVER RESULT(ok|not ok) DESC
     local kver=$1 res=$2 desc=$3 tool mode key tiers
-    if [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(:\ nothing\ left\ attached)? ]]; then
+    if [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(:\ nothing\ left\ attached)?(:\ [a-z_]+\ within\ )? ]]; then
         tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}
         key="$tool|$kver|$mode"
         [[ " ${TOOLS_SEEN[*]} " == *" $tool "* ]] || TOOLS_SEEN+=("$tool")
-        if [ -n "${BASH_REMATCH[3]}" ]; then
+        if [ -n "${BASH_REMATCH[4]}" ]; then
+            # a count checked against the kernel's own counter
+            [ "$res" = ok ] || CELL[$key]=WRONG
+        elif [ -n "${BASH_REMATCH[3]}" ]; then
             [ "$res" = ok ] || { [ "${CELL[$key]:-}" = pass ] && CELL[$key]=leak; }
         else
             if [ "$res" = ok ]; then CELL[$key]=pass; else CELL[$key]=FAIL; fi
             if [ "$mode" = tracepoint ] && [ "$res" = ok ]; then
-                tiers=$(grep -o '\[[a-z_]*\]' <<<"$desc" | tr -d '[]' | sort -u | tr '\n' '+' | sed 's/+$//')
+                tiers=$(grep -o '\[[a-z_]*\]' <<<"$desc" | tr -d '[]' | sort -u | tr '\n' '+' | sed 's/+$//' || true)
                 [ -n "$tiers" ] && CELL[$key]="pass($tiers)"
             fi
         fi
@@ -199,7 +202,8 @@ done < "$kcache/selected"
 if [ ${#KVERS[@]} -gt 0 ]; then
     modes=$(echo "${VM_MODES:-fentry,kprobe,tracepoint}" | tr ',' ' ')
     echo "vmcheck: tier matrix (pass = exit 0 + summary + metric of that tier > 0 + nothing left attached;"
-    echo "vmcheck:   FAIL = run failed, leak = BPF left attached, crash = guest died before the test, - = not run)"
+    echo "vmcheck:   FAIL = run failed, leak = BPF left attached, WRONG = count outside the kernel's own counter,"
+    echo "vmcheck:   crash = guest died before the test, - = not run)"
     {
         printf '%-10s %-24s' tool kernel
         for m in $modes; do printf ' %-18s' "$m"; done

@@ -8,9 +8,13 @@
  *   schedstat_version, lb_count, lb_count_<idle|busy|newidle>,
  *   ttwu_count, ttwu_local      (from /proc/schedstat, summed over CPUs)
  *   vmstat_<name>               (numa_* and pgfault from /proc/vmstat)
+ *   realtime_before, realtime_after  (CLOCK_REALTIME around the reads, so
+ *                               a test can line them up with a tool's
+ *                               interval records)
  */
 #include <stdio.h>
 #include "schedstat.h"
+#include "util.h"
 #include "vmstat.h"
 
 int main(void)
@@ -23,8 +27,18 @@ int main(void)
 	struct vmstat vm;
 	char err[256];
 	uint64_t value;
+	double before = realtime_seconds();
+	int have_schedstat, have_vmstat;
 
-	if (!schedstat_read(NULL, &ss, err, sizeof(err))) {
+	have_schedstat = !schedstat_read(NULL, &ss, err, sizeof(err));
+	if (!have_schedstat)
+		fprintf(stderr, "kstat: %s\n", err);
+	have_vmstat = !vmstat_read(NULL, &vm, err, sizeof(err));
+	if (!have_vmstat)
+		fprintf(stderr, "kstat: %s\n", err);
+	printf("realtime_before %.6f\nrealtime_after %.6f\n", before,
+	       realtime_seconds());
+	if (have_schedstat) {
 		printf("schedstat_version %d\n", ss.version);
 		printf("lb_count %llu\n", (unsigned long long)
 		       schedstat_sum_lb_all_types(&ss, SCHEDSTAT_ALL_LEVELS,
@@ -38,17 +52,13 @@ int main(void)
 		printf("ttwu_local %llu\n", (unsigned long long)
 		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_LOCAL));
 		schedstat_free(&ss);
-	} else {
-		fprintf(stderr, "kstat: %s\n", err);
 	}
-	if (!vmstat_read(NULL, &vm, err, sizeof(err))) {
+	if (have_vmstat) {
 		for (size_t i = 0; i < sizeof(vm_names) / sizeof(vm_names[0]); i++)
 			if (!vmstat_get(&vm, vm_names[i], &value))
 				printf("vmstat_%s %llu\n", vm_names[i],
 				       (unsigned long long)value);
 		vmstat_free(&vm);
-	} else {
-		fprintf(stderr, "kstat: %s\n", err);
 	}
 	return 0;
 }
