@@ -59,6 +59,8 @@ for suite in "$@"; do
 		;;
 	vm)
 		run_test vm vmcheck bash tests/vm/vmcheck.sh
+		# The tool x kernel x tier matrix and timings.
+		grep '^vmcheck:' "$LOGS/vm-vmcheck.log"
 		for t in tests/vm/selftest-*.sh; do
 			[ -f "$t" ] || continue
 			run_test vm "$(basename "$t" .sh)" bash "$t"
