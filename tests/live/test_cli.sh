@@ -65,4 +65,29 @@ for tool in $TOOLS; do
 		fail "$tool as an unprivileged user" "status $status: $(head -c 300 "$WORK/err")"
 	fi
 done
+# A forced tier the kernel lacks is an error naming the tier and the hook,
+# never a silent fallback (on this host fentry loads fail and there is no
+# kprobe PMU; where a tier works, the run must report that tier instead).
+for mode in fentry kprobe; do
+	"$BUILD/sisscan" --mode $mode --json -d 0.3 >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	if [ $status -eq 1 ] && grep -q "^sisscan: --mode $mode is not available for select_task_rq_fair(): " "$WORK/err" &&
+		[ ! -s "$WORK/out" ]; then
+		pass "sisscan --mode $mode where the kernel lacks it: exit 1, '$(cut -c1-60 "$WORK/err")...'"
+	elif [ $status -eq 0 ] && [ "$(tier_of "$WORK/out" select_task_rq_fair_calls)" = $mode ]; then
+		pass "sisscan --mode $mode works here and reports tier $mode"
+	else
+		fail "sisscan --mode $mode" "status $status: $(head -c 300 "$WORK/err")"
+	fi
+done
+
+# A kernel without BTF: hide /sys/kernel/btf in a private mount namespace.
+unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$BUILD/sisscan' -d 1" \
+	>"$WORK/out" 2>"$WORK/err"
+status=$?
+if [ $status -eq 1 ] && grep -q "^sisscan: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing)" "$WORK/err"; then
+	pass "sisscan without kernel BTF: exit 1 with a clear message"
+else
+	fail "sisscan without kernel BTF" "status $status: $(head -c 300 "$WORK/err")"
+fi
 finish
