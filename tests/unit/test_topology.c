@@ -20,13 +20,6 @@ struct machine {
 	struct topology t;
 };
 
-static const char *fixtures_dir(void)
-{
-	const char *dir = getenv("SCHEDSCAN_FIXTURES");
-
-	return dir && *dir ? dir : "tests/fixtures";
-}
-
 /*
  * The big trees are thousands of tiny files, which tmpfs creates about ten
  * times faster than a disk-backed /tmp, so prefer /dev/shm unless the user
@@ -57,7 +50,7 @@ static bool make_machine(const char *name, struct machine *m)
 		return false;
 	}
 	snprintf(cmd, sizeof(cmd), "sh '%s/mksysfs.sh' '%s' '%s'",
-		 fixtures_dir(), m->root, name);
+		 unit_fixtures_dir(), m->root, name);
 	if (system(cmd) != 0) {
 		UNIT_FAIL("%s failed (set SCHEDSCAN_FIXTURES?)", cmd);
 		return false;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <glob.h>
 
 struct unit_test {
 	const char *name;
@@ -90,5 +91,39 @@ extern const char *unit_suite_name;
 	}
 
 #define UNIT_TEST(fn) { #fn, fn }
+
+/* The fixtures directory: $SCHEDSCAN_FIXTURES, else tests/fixtures. */
+static inline const char *unit_fixtures_dir(void)
+{
+	const char *dir = getenv("SCHEDSCAN_FIXTURES");
+
+	return dir && *dir ? dir : "tests/fixtures";
+}
+
+static inline void unit_fixture_path(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/%s", unit_fixtures_dir(), rel);
+}
+
+/* Calls fn on every fixture matching pattern (relative); none is a failure. */
+static inline void unit_for_each_fixture(const char *pattern,
+					 void (*fn)(const char *path))
+{
+	char full[4096];
+	glob_t g;
+	int ret;
+
+	unit_fixture_path(full, sizeof(full), pattern);
+	ret = glob(full, 0, NULL, &g);
+	if (ret == GLOB_NOMATCH)
+		UNIT_FAIL("no fixture matches %s", full);
+	else if (ret)
+		UNIT_FAIL("glob(%s) failed: %d", full, ret);
+	else
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			fn(g.gl_pathv[i]);
+	if (!ret || ret == GLOB_NOMATCH)
+		globfree(&g);
+}
 
 #endif
