@@ -50,6 +50,12 @@ within() {
 		'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + a) }'
 }
 
+# check_json FILE [ARGS]: validate against docs/json.md with Debian's python3
+# and python3-jsonschema (make deps), whatever python3 comes first in PATH.
+check_json() {
+	/usr/bin/python3 "$ROOT/tests/check_json.py" "$@"
+}
+
 # metric FILE NAME: the summary record's value of a counter metric.
 metric() {
 	jq -r --arg m "$2" 'select(.type == "summary") | .metrics[$m].value // "absent"' "$1"

@@ -30,7 +30,7 @@ if [ -n "$want" ] && [ "$want" -gt 5000 ] 2>/dev/null && within "$got" "$want" 1
 else
 	fail "sisscan -p: wakeups vs perf" "sisscan $got, perf '$want' (expected > 5000)"
 fi
-if out=$(python3 "$ROOT/tests/check_json.py" "$WORK/sisscan.jsonl" --expect-intervals 5); then
+if out=$(check_json "$WORK/sisscan.jsonl" --expect-intervals 5); then
 	pass "sisscan --json -i 1 -d 5: 5 intervals + summary, valid against docs/json.md, intervals add up"
 else
 	fail "sisscan JSON" "$out"
@@ -104,7 +104,7 @@ if [ -n "$want" ] && [ "$want" -ge $((flips / 2)) ] 2>/dev/null && [ "$want" -le
 else
 	fail "idlebal -p: migrations vs perf" "idlebal $got, perf '$want', flips $flips"
 fi
-if out=$(python3 "$ROOT/tests/check_json.py" "$WORK/idlebal.jsonl"); then
+if out=$(check_json "$WORK/idlebal.jsonl"); then
 	pass "idlebal JSON valid against docs/json.md"
 else
 	fail "idlebal JSON" "$out"
@@ -128,7 +128,7 @@ if [ -n "$want" ] && [ "$want" -ge 8192 ] 2>/dev/null && within "$got" "$want" 1
 else
 	fail "numascan -p: user_page_faults vs rusage" "numascan $got, rusage '$want'"
 fi
-if out=$(python3 "$ROOT/tests/check_json.py" "$WORK/numascan.jsonl" --expect-intervals 6); then
+if out=$(check_json "$WORK/numascan.jsonl" --expect-intervals 6); then
 	pass "numascan JSON valid against docs/json.md, intervals add up"
 else
 	fail "numascan JSON" "$out"

@@ -36,7 +36,7 @@ for tool in $TOOLS; do
 	wait $pid
 	status=$?
 	check "$tool SIGTERM: exit 0" [ $status -eq 0 ]
-	if out=$(python3 "$ROOT/tests/check_json.py" "$WORK/term.jsonl"); then
+	if out=$(check_json "$WORK/term.jsonl"); then
 		pass "$tool SIGTERM: JSON valid, summary last, intervals add up"
 	else
 		fail "$tool SIGTERM: JSON" "$out"
