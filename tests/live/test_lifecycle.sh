@@ -61,6 +61,20 @@ for tool in $TOOLS; do
 	check "$tool leaves no BPF link behind" [ "$(links)" -eq "$links_before" ]
 done
 
+# --stats against the counts: with no filter, the sched_waking program runs
+# once per wakeup, so its kernel run_cnt must match the wakeups it counted
+# (run_cnt is read last, so it may include a few later events).
+"$BUILD/sisscan" --stats --json -d 1 >"$WORK/stats.jsonl" 2>"$WORK/err"
+wakeups=$(metric "$WORK/stats.jsonl" wakeups)
+run_cnt=$(jq -r 'select(.type == "summary") | .prog_stats[] | select(.name | startswith("sched_waking__")) | .run_cnt' "$WORK/stats.jsonl")
+misses=$(jq -r 'select(.type == "summary") | [.prog_stats[].recursion_misses] | add' "$WORK/stats.jsonl")
+if [ -n "$run_cnt" ] && [ "$wakeups" -gt 0 ] 2>/dev/null && [ "$run_cnt" -ge "$wakeups" ] &&
+	within "$run_cnt" "$wakeups" 1 50 && [ "$misses" = 0 ]; then
+	pass "sisscan --stats: sched_waking run_cnt $run_cnt matches wakeups $wakeups, 0 missed"
+else
+	fail "sisscan --stats run_cnt vs wakeups" "run_cnt '$run_cnt', wakeups '$wakeups', misses '$misses'"
+fi
+
 # Start-up: time from exec to the banner, printed once every hook is
 # attached. Reported, not asserted: a wall-clock bound would only measure
 # how loaded the test machine is (scripts/bench.sh measures it properly).
