@@ -20,6 +20,7 @@ struct counter_run {
 	unsigned long long *now;
 	unsigned long long *per_cpu;
 	int nr_cpus;
+	struct hist hists[COUNTER_TOOL_MAX_METRICS];	/* histogram metrics */
 };
 
 static int read_counters(struct counter_run *run)
@@ -53,6 +54,13 @@ static void fill_metrics(struct counter_run *run, bool final,
 			.why = hook->why,
 			.value = final ? run->now[c] : run->now[c] - run->last[c],
 		};
+		if (!m->nr_slots)
+			continue;
+		for (unsigned int k = 0; k < m->nr_slots; k++)
+			run->hists[i].slots[k] = final ? run->now[c + k] :
+					run->now[c + k] - run->last[c + k];
+		values[i].hist = &run->hists[i];
+		values[i].unit = m->unit;
 	}
 }
 
@@ -108,6 +116,24 @@ int counter_tool_main(const struct counter_tool *tool,
 		fprintf(stderr, "%s: out of memory\n", tool->tool);
 		goto out;
 	}
+	for (int i = 0; i < tool->nr_metrics; i++) {
+		const struct counter_metric *m = &tool->metrics[i];
+		int ret = 0;
+
+		if (!m->nr_slots)
+			continue;
+		if (m->counter + m->nr_slots > tool->nr_counters)
+			ret = -EINVAL;
+		else if (m->kind == HIST_LOG2)
+			ret = hist_init_log2(&run.hists[i], m->nr_slots);
+		else
+			ret = hist_init_linear(&run.hists[i], 0, 1, m->nr_slots);
+		if (ret) {
+			fprintf(stderr, "%s: histogram %s: %s\n", tool->tool,
+				m->name, strerror(-ret));
+			goto out;
+		}
+	}
 	if (hooks_prepare(*skeleton->obj, tool->hooks, tool->nr_hooks, opts,
 			  run.hooks, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", tool->tool, err);
@@ -138,6 +164,8 @@ out:
 	if (stats_fd >= 0)
 		close(stats_fd);
 	report_free(&run.report);
+	for (int i = 0; i < tool->nr_metrics; i++)
+		hist_free(&run.hists[i]);
 	free(run.last);
 	free(run.now);
 	free(run.per_cpu);

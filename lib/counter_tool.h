@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "filter.h"
+#include "hist.h"
 #include "hooks.h"
 #include "options.h"
 #include "preflight.h"
@@ -20,10 +21,17 @@ struct bpf_map;
 #define COUNTER_TOOL_MAX_HOOKS 16
 #define COUNTER_TOOL_MAX_METRICS 32
 
+/*
+ * A counter, or with nr_slots > 0 a histogram whose buckets are the
+ * counter slots [counter, counter + nr_slots) (lib/hist.h slot rules).
+ */
 struct counter_metric {
 	const char *name;	/* as in docs/metrics.md */
 	unsigned int counter;	/* slot in the BPF counter map */
 	int hook;		/* index in the hook table that feeds it */
+	unsigned int nr_slots;	/* 0: a counter */
+	enum hist_kind kind;	/* histograms: log2 or linear (base 0, step 1) */
+	const char *unit;	/* histograms */
 };
 
 struct counter_tool {

@@ -59,11 +59,27 @@ void report_banner(struct report *r, const char *what,
 	if (r->json)
 		return;
 	fprintf(r->out, "Tracing %s... Hit Ctrl-C to end.\n", what);
+	/* One line per distinct reason, naming every metric it leaves out. */
 	for (int i = 0; i < nr_metrics; i++) {
+		size_t used;
+		bool seen = false;
+
 		if (metrics[i].available)
 			continue;
-		snprintf(line, sizeof(line), "Not measured: %s (%s)",
-			 metrics[i].name, metrics[i].why);
+		for (int j = 0; j < i && !seen; j++)
+			seen = !metrics[j].available &&
+			       !strcmp(metrics[j].why, metrics[i].why);
+		if (seen)
+			continue;
+		used = snprintf(line, sizeof(line), "Not measured: %s", metrics[i].name);
+		for (int j = i + 1; j < nr_metrics && used < sizeof(line); j++)
+			if (!metrics[j].available &&
+			    !strcmp(metrics[j].why, metrics[i].why))
+				used += snprintf(line + used, sizeof(line) - used,
+						 ", %s", metrics[j].name);
+		if (used < sizeof(line))
+			snprintf(line + used, sizeof(line) - used, " (%s)",
+				 metrics[i].why);
 		print_wrapped(r->out, line, 4);
 	}
 	fflush(r->out);

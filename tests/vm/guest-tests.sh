@@ -230,6 +230,23 @@ run_tool() {
         fi
     fi
 
+    # SIS always probes its target first (select_idle_sibling() S1), so a
+    # wakeup with no available_idle_cpu() probe means the accounting is off
+    # (tolerance 1% for early returns: WF_CURRENT_CPU, EAS).
+    if [ -z "$why" ] && [ "$tool" = sisscan ] && [ "$mode" != tracepoint ]; then
+        probes=$(printf '%s\n' "$summary" | grep -o '"idle_probes_per_wakeup":{"hist":{[^]]*')
+        total=$(printf '%s\n' "$probes" | sed -n 's/.*"count":\([0-9]*\),"p50".*/\1/p')
+        zero=$(printf '%s\n' "$probes" | sed -n 's/.*{"low":0,"high":0,"count":\([0-9]*\)}.*/\1/p')
+        search=$(json_metrics "$summary" | awk '$1 == "sis_search" { print $3 }')
+        stats=$(printf '%s\n' "$probes" | grep -o '"p50":[0-9]*,"p90":[0-9]*,"p99":[0-9]*,"max":[0-9]*')
+        if [ -n "$total" ] && [ "$total" = "$search" ] && [ "$total" -gt 0 ] &&
+           [ $(( ${zero:-0} * 100 )) -le "$total" ]; then
+            ok "$desc: every SIS search probed (${total} searches, ${zero:-0} without a probe, $stats)"
+        else
+            notok "$desc: every SIS search probed # searches '$search', histogram count '$total', zero-probe '$zero'"
+        fi
+    fi
+
     # nothing may stay attached/loaded once the tool has exited
     if wait_bpf_state "$before"; then
         ok "$desc: nothing left attached ($before)"
@@ -304,10 +321,11 @@ bracket_check() {
 # ftrace hist triggers count events with no BPF involved: a kprobe event on
 # a function, or an existing trace event. hist_on/hist_off EVENT_DIR.
 TRACEFS=/sys/kernel/tracing
-hist_on()  { echo 'hist:keys=common_cpu' >"$1/trigger"; }
+hist_on()  { echo "hist:keys=common_cpu${2:+ $2}" >"$1/trigger"; }   # hist_on DIR [FILTER]
 hist_off() { echo '!hist:keys=common_cpu' >"$1/trigger" 2>/dev/null; }
-kprobe_event_on() {   # kprobe_event_on NAME FUNCTION -> events/schedscan/NAME
-    echo "p:schedscan/$1 $2" >>"$TRACEFS/kprobe_events" && hist_on "$TRACEFS/events/schedscan/$1"
+# kprobe_event_on NAME "FUNCTION [FETCHARGS]" [FILTER] -> events/schedscan/NAME
+kprobe_event_on() {
+    echo "p:schedscan/$1 $2" >>"$TRACEFS/kprobe_events" && hist_on "$TRACEFS/events/schedscan/$1" "${3:-}"
 }
 kprobe_event_off() {
     hist_off "$TRACEFS/events/schedscan/$1"
@@ -357,6 +375,13 @@ for mode in $MODES; do
             bracket_check sisscan "$mode" select_task_rq_fair_calls strf_hits \
                 "strf_hits=$TRACEFS/events/schedscan/strf/hist"
             kprobe_event_off strf
+        fi
+        # Wakeups only (WF_TTWU = 0x08; wake_flags is the 3rd argument, %dx on x86-64).
+        if [ "$mode" != tracepoint ] &&
+           kprobe_event_on strf_ttwu "select_task_rq_fair wake_flags=%dx:u32" "if wake_flags & 8"; then
+            bracket_check sisscan "$mode" sis_search strf_ttwu_hits \
+                "strf_ttwu_hits=$TRACEFS/events/schedscan/strf_ttwu/hist"
+            kprobe_event_off strf_ttwu
         fi ;;
     esac
     case " $TOOLS " in *" numascan "*)

@@ -24,8 +24,12 @@ static const struct hook_spec hooks[] = {
 };
 
 static const struct counter_metric metrics[] = {
-	{ "migrations", IDLEBAL_MIGRATIONS, HOOK_SCHED_MIGRATE_TASK },
-	{ "load_balance_calls", IDLEBAL_LOAD_BALANCE_CALLS, HOOK_LOAD_BALANCE },
+	{ .name = "migrations",
+	  .counter = IDLEBAL_MIGRATIONS,
+	  .hook = HOOK_SCHED_MIGRATE_TASK },
+	{ .name = "load_balance_calls",
+	  .counter = IDLEBAL_LOAD_BALANCE_CALLS,
+	  .hook = HOOK_LOAD_BALANCE },
 };
 
 static const char doc[] =

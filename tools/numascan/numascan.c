@@ -28,9 +28,13 @@ static const struct hook_spec hooks[] = {
 };
 
 static const struct counter_metric metrics[] = {
-	{ "user_page_faults", NUMASCAN_USER_PAGE_FAULTS, HOOK_PAGE_FAULT_USER },
-	{ "vma_skips", NUMASCAN_VMA_SKIPS, HOOK_SKIP_VMA },
-	{ "numa_hint_faults", NUMASCAN_HINT_FAULTS, HOOK_TASK_NUMA_FAULT },
+	{ .name = "user_page_faults",
+	  .counter = NUMASCAN_USER_PAGE_FAULTS,
+	  .hook = HOOK_PAGE_FAULT_USER },
+	{ .name = "vma_skips", .counter = NUMASCAN_VMA_SKIPS, .hook = HOOK_SKIP_VMA },
+	{ .name = "numa_hint_faults",
+	  .counter = NUMASCAN_HINT_FAULTS,
+	  .hook = HOOK_TASK_NUMA_FAULT },
 };
 
 static const char doc[] =
