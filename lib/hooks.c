@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "hooks.h"
@@ -96,17 +97,39 @@ static void candidate_flavours(enum hook_kind kind, enum probe_mode mode,
 	out[n] = FLAVOUR_NONE;
 }
 
+/*
+ * SCHEDSCAN_SKIP_FLAVOURS=tp_btf,raw_tp makes the tools behave as on a
+ * kernel without those flavours, so the tests can exercise every
+ * fallback on one kernel.
+ */
+static bool flavour_skipped(enum flavour flavour)
+{
+	const char *list = getenv("SCHEDSCAN_SKIP_FLAVOURS");
+	size_t len = strlen(flavours[flavour].name);
+
+	while (list && *list) {
+		size_t item = strcspn(list, ",");
+
+		if (item == len && !strncmp(list, flavours[flavour].name, len))
+			return true;
+		list += item + (list[item] == ',');
+	}
+	return false;
+}
+
 /* Appends "flavour: reason" to the hook's list of reasons. */
 static void note_refusal(struct hook *hook, enum flavour flavour,
 			 const char *why)
 {
 	size_t used = strlen(hook->why);
+	char reason[sizeof(hook->why)];
 
 	/* One missing kprobe PMU is one reason, whatever the targets. */
-	if (strstr(hook->why, why))
+	snprintf(reason, sizeof(reason), "%s: %s", flavours[flavour].name, why);
+	if (strstr(hook->why, reason))
 		return;
-	snprintf(hook->why + used, sizeof(hook->why) - used, "%s%s: %s",
-		 used ? "; " : "", flavours[flavour].name, why);
+	snprintf(hook->why + used, sizeof(hook->why) - used, "%s%s",
+		 used ? "; " : "", reason);
 }
 
 static void choose_flavour(struct bpf_object *obj, struct hook *hook,
@@ -127,6 +150,10 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 
 		if (!object_has_flavour(obj, spec->name, flavour))
 			continue;
+		if (flavour_skipped(flavour)) {
+			note_refusal(hook, flavour, "skipped (SCHEDSCAN_SKIP_FLAVOURS)");
+			continue;
+		}
 		/* The classic record has no task pointer to filter on. */
 		if (flavour == FLAVOUR_TRACEPOINT &&
 		    (opts->pid || opts->cgroup_path || opts->comm[0])) {

@@ -115,6 +115,25 @@ static __always_inline __u32 log2_slot(__u64 value)
 	return value ? log2_floor(value) + 1 : 0;
 }
 
+/*
+ * The tp_btf and raw_tp flavours of one tracepoint hook (lib/hooks.c
+ * names them "<tracepoint>__tp_btf" and "<tracepoint>__raw_tp"), both
+ * returning body; args... are the tracepoint's arguments, as many as body
+ * needs. tp_btf hands typed pointers, raw_tp plain words: body must read
+ * through them with BPF_CORE_READ so that it works with both.
+ */
+#define TRACEPOINT_HOOK(tp, body, args...)                                     \
+	SEC("tp_btf/" #tp)                                                     \
+	int BPF_PROG(tp##__tp_btf, ##args)                                     \
+	{                                                                      \
+		return body;                                                   \
+	}                                                                      \
+	SEC("raw_tp/" #tp)                                                     \
+	int BPF_PROG(tp##__raw_tp, ##args)                                     \
+	{                                                                      \
+		return body;                                                   \
+	}
+
 char LICENSE[] SEC("license") = "GPL";
 
 #endif

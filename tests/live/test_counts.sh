@@ -8,33 +8,40 @@ source "$(dirname "$0")/lib.sh"
 ensure_tracefs
 
 # sisscan: wakeups of one process = perf stat's count of sched_waking
-# with the same wakee, over the same window (tolerance 1%).
-"$BUILD/workloads/pingpong" -n 20000 -w 1500 >"$WORK/pp.out" &
-pp=$!
-at_exit "kill $pp"
-sleep 0.3
-parent=$(awk '/pingpong pid/ { print $3 }' "$WORK/pp.out")
-child=$(awk '/pingpong pid/ { print $5 }' "$WORK/pp.out")
-perf stat -x, -e sched:sched_waking --filter "pid == $parent" -a -o "$WORK/perf.csv" -- sleep 5 &
-perf_pid=$!
-"$BUILD/sisscan" -p "$parent" --json -i 1 -d 5 >"$WORK/sisscan.jsonl" 2>"$WORK/sisscan.err"
-status=$?
-wait $perf_pid 2>/dev/null
-wait $pp
-want=$(awk -F, '/sched:sched_waking/ { print $1 }' "$WORK/perf.csv")
-got=$(metric "$WORK/sisscan.jsonl" wakeups)
-check "sisscan exits 0" [ $status -eq 0 ]
-# Not every round trip wakes the parent (the byte may arrive before it sleeps).
-if [ -n "$want" ] && [ "$want" -gt 5000 ] 2>/dev/null && within "$got" "$want" 1; then
-	pass "sisscan -p: wakeups $got = perf sched_waking $want (within 1%)"
-else
-	fail "sisscan -p: wakeups vs perf" "sisscan $got, perf '$want' (expected > 5000)"
-fi
-if out=$(check_json "$WORK/sisscan.jsonl" --expect-intervals 5); then
-	pass "sisscan --json -i 1 -d 5: 5 intervals + summary, valid against docs/json.md, intervals add up"
-else
-	fail "sisscan JSON" "$out"
-fi
+# with the same wakee, over the same window (tolerance 1%), in the tp_btf
+# flavour and, with tp_btf skipped, in the raw_tp flavour.
+wakeups_against_perf() {   # wakeups_against_perf FLAVOUR
+	local flavour=$1 skip= pp parent perf_pid status want got
+	[ "$flavour" = raw_tp ] && skip=tp_btf
+	"$BUILD/workloads/pingpong" -n 20000 -w 1500 >"$WORK/pp.out" &
+	pp=$!
+	sleep 0.3
+	parent=$(awk '/pingpong pid/ { print $3 }' "$WORK/pp.out")
+	perf stat -x, -e sched:sched_waking --filter "pid == $parent" -a -o "$WORK/perf.csv" -- sleep 5 &
+	perf_pid=$!
+	SCHEDSCAN_SKIP_FLAVOURS=$skip "$BUILD/sisscan" -p "$parent" --json -i 1 -d 5 \
+		>"$WORK/sisscan.jsonl" 2>"$WORK/sisscan.err"
+	status=$?
+	wait $perf_pid 2>/dev/null
+	wait $pp
+	want=$(awk -F, '/sched:sched_waking/ { print $1 }' "$WORK/perf.csv")
+	got=$(metric "$WORK/sisscan.jsonl" wakeups)
+	check "sisscan ($flavour) exits 0" [ $status -eq 0 ]
+	check "sisscan reports tier $flavour" [ "$(tier_of "$WORK/sisscan.jsonl" wakeups)" = "$flavour" ]
+	# Not every round trip wakes the parent (the byte may arrive before it sleeps).
+	if [ -n "$want" ] && [ "$want" -gt 5000 ] 2>/dev/null && within "$got" "$want" 1; then
+		pass "sisscan -p ($flavour): wakeups $got = perf sched_waking $want (within 1%)"
+	else
+		fail "sisscan -p ($flavour): wakeups vs perf" "sisscan $got, perf '$want' (expected > 5000)"
+	fi
+	if out=$(check_json "$WORK/sisscan.jsonl" --expect-intervals 5); then
+		pass "sisscan --json -i 1 -d 5 ($flavour): 5 intervals + summary, valid against docs/json.md, intervals add up"
+	else
+		fail "sisscan JSON ($flavour)" "$out"
+	fi
+}
+wakeups_against_perf tp_btf
+wakeups_against_perf raw_tp
 
 # sisscan -c: the wakees of a cgroup (parent and child) against perf.
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

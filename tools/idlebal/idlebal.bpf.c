@@ -19,17 +19,8 @@ static __always_inline int count_migration(struct task_struct *task,
 	return 0;
 }
 
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(sched_migrate_task__tp_btf, struct task_struct *task, int dest_cpu)
-{
-	return count_migration(task, dest_cpu);
-}
-
-SEC("raw_tp/sched_migrate_task")
-int BPF_PROG(sched_migrate_task__raw_tp, struct task_struct *task, int dest_cpu)
-{
-	return count_migration(task, dest_cpu);
-}
+TRACEPOINT_HOOK(sched_migrate_task, count_migration(task, dest_cpu),
+		struct task_struct *task, int dest_cpu)
 
 /* No task filter here: user space skips this flavour when one is set. */
 SEC("tracepoint/sched/sched_migrate_task")

@@ -21,29 +21,9 @@ static __always_inline int count_for_current(__u32 counter)
 }
 
 /* x86's exceptions:page_fault_user; no classic flavour (no vmlinux type). */
-SEC("tp_btf/page_fault_user")
-int BPF_PROG(page_fault_user__tp_btf)
-{
-	return count_for_current(NUMASCAN_USER_PAGE_FAULTS);
-}
+TRACEPOINT_HOOK(page_fault_user, count_for_current(NUMASCAN_USER_PAGE_FAULTS))
 
-SEC("raw_tp/page_fault_user")
-int BPF_PROG(page_fault_user__raw_tp)
-{
-	return count_for_current(NUMASCAN_USER_PAGE_FAULTS);
-}
-
-SEC("tp_btf/sched_skip_vma_numa")
-int BPF_PROG(sched_skip_vma_numa__tp_btf)
-{
-	return count_for_current(NUMASCAN_VMA_SKIPS);
-}
-
-SEC("raw_tp/sched_skip_vma_numa")
-int BPF_PROG(sched_skip_vma_numa__raw_tp)
-{
-	return count_for_current(NUMASCAN_VMA_SKIPS);
-}
+TRACEPOINT_HOOK(sched_skip_vma_numa, count_for_current(NUMASCAN_VMA_SKIPS))
 
 SEC("fentry/task_numa_fault")
 int BPF_PROG(task_numa_fault__fentry)

@@ -18,17 +18,7 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	return 0;
 }
 
-SEC("tp_btf/sched_waking")
-int BPF_PROG(sched_waking__tp_btf, struct task_struct *wakee)
-{
-	return count_wakeup(wakee);
-}
-
-SEC("raw_tp/sched_waking")
-int BPF_PROG(sched_waking__raw_tp, struct task_struct *wakee)
-{
-	return count_wakeup(wakee);
-}
+TRACEPOINT_HOOK(sched_waking, count_wakeup(wakee), struct task_struct *wakee)
 
 /*
  * The classic tracepoint carries no task pointer, so user space never
