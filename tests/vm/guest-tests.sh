@@ -275,7 +275,9 @@ bracket_check() {
     if [ ! -x "$WL/kstat" ]; then notok "$desc # kstat missing"; return; fi
     start_load "$tool"
     sleep 1
-    "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 6 >"$out" 2>"$W/bracket.err" &
+    # Stopped by SIGINT after the second read, so its intervals always
+    # cover both reads however slowly the guest runs.
+    "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 120 >"$out" 2>"$W/bracket.err" &
     tpid=$!
     i=0
     while ! grep -q '"type":"interval"' "$out" && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
@@ -285,6 +287,8 @@ bracket_check() {
     "$WL/kstat" "$@" >"$W/kstat.a" 2>/dev/null
     sleep 2.5
     "$WL/kstat" "$@" >"$W/kstat.b" 2>/dev/null
+    sleep 0.3
+    kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
     stop_load
@@ -303,6 +307,10 @@ bracket_check() {
         END {
             if (!(counter in a) || !(counter in b)) { print "missing"; exit }
             delta = b[counter] - a[counter]
+            # The intervals must cover both reads, or the upper bound means nothing.
+            if (n == 0 || start[1] > a["realtime_before"] || end[n] < b["realtime_after"]) {
+                printf "fail: the tool'"'"'s intervals (%d) do not cover the two reads\n", n; exit
+            }
             for (k = 1; k <= n; k++) {
                 if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) { inner += val[k]; nin++ }
                 if (end[k] > a["realtime_before"] && start[k] < b["realtime_after"]) outer += val[k]
