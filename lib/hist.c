@@ -47,11 +47,6 @@ void hist_free(struct hist *h)
 	h->nr_slots = 0;
 }
 
-void hist_clear(struct hist *h)
-{
-	memset(h->slots, 0, h->nr_slots * sizeof(*h->slots));
-}
-
 unsigned int hist_slot(const struct hist *h, unsigned long long value)
 {
 	unsigned int slot = 0;

@@ -27,7 +27,6 @@ int hist_init_log2(struct hist *h, unsigned int nr_slots);
 int hist_init_linear(struct hist *h, unsigned long long base,
 		     unsigned long long step, unsigned int nr_slots);
 void hist_free(struct hist *h);
-void hist_clear(struct hist *h);
 unsigned int hist_slot(const struct hist *h, unsigned long long value);
 void hist_add(struct hist *h, unsigned long long value, unsigned long long n);
 /* dst = a - b slot by slot (interval deltas of cumulative kernel counts). */

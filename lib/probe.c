@@ -32,13 +32,6 @@ static struct btf *vmlinux_btf(void)
 	return btf;
 }
 
-bool kernel_has_btf_func(const char *func)
-{
-	struct btf *btf = vmlinux_btf();
-
-	return btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0;
-}
-
 /*
  * Loads return_zero with opts and, if asked, opens a raw tracepoint or
  * link on it. Detaching a tracing program waits for an RCU-tasks grace
@@ -100,8 +93,18 @@ bool probe_tp_btf(const char *tp, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_RAW_TP);
-	int id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+	struct btf *btf = vmlinux_btf();
+	char name[128];
+	int id = -1;
 
+	/*
+	 * A tp_btf program attaches to the "btf_trace_<tp>" typedef; looked up
+	 * in the BTF already parsed here rather than by
+	 * libbpf_find_vmlinux_btf_id(), which parses vmlinux BTF on every call.
+	 */
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	if (btf)
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	if (id <= 0) {
 		errmsg(why, whylen, "tracepoint %s is not in the kernel BTF", tp);
 		return false;

@@ -19,8 +19,6 @@ bool probe_tp_btf(const char *tp, char *why, size_t whylen);
 bool probe_raw_tp(const char *tp, char *why, size_t whylen);
 bool probe_tracepoint(const char *category, const char *tp, char *why,
 		      size_t whylen);
-/* Function present in the kernel's BTF (names a renamed function's era). */
-bool kernel_has_btf_func(const char *func);
 /* Mount point of tracefs, or NULL. */
 const char *tracefs_path(void);
 
