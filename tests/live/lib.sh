@@ -56,6 +56,27 @@ check_json() {
 	/usr/bin/python3 "$ROOT/tests/check_json.py" "$@"
 }
 
+# json_valid DESC FILE [ARGS]: one TAP line for check_json's verdict.
+json_valid() {
+	local desc=$1 out
+	shift
+	if out=$(check_json "$@"); then pass "$desc"; else fail "$desc" "$out"; fi
+}
+
+# expect_error STATUS REGEX DESC CMD...: CMD must exit with STATUS and say
+# REGEX (grep) on stderr; its output is left in $WORK/out and $WORK/err.
+expect_error() {
+	local want=$1 regex=$2 desc=$3 status
+	shift 3
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	status=$?
+	if [ $status -eq "$want" ] && grep -q -- "$regex" "$WORK/err"; then
+		pass "$desc"
+	else
+		fail "$desc" "status $status: $(head -c 300 "$WORK/err")"
+	fi
+}
+
 # metric FILE NAME: the summary record's value of a counter metric.
 metric() {
 	jq -r --arg m "$2" 'select(.type == "summary") | .metrics[$m].value // "absent"' "$1"

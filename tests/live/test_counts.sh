@@ -34,11 +34,7 @@ wakeups_against_perf() {   # wakeups_against_perf FLAVOUR
 	else
 		fail "sisscan -p ($flavour): wakeups vs perf" "sisscan $got, perf '$want' (expected > 5000)"
 	fi
-	if out=$(check_json "$WORK/sisscan.jsonl" --expect-intervals 5); then
-		pass "sisscan --json -i 1 -d 5 ($flavour): 5 intervals + summary, valid against docs/json.md, intervals add up"
-	else
-		fail "sisscan JSON ($flavour)" "$out"
-	fi
+	json_valid "sisscan --json -i 1 -d 5 ($flavour): 5 intervals + summary, valid against docs/json.md, intervals add up" "$WORK/sisscan.jsonl" --expect-intervals 5
 }
 wakeups_against_perf tp_btf
 wakeups_against_perf raw_tp
@@ -111,11 +107,7 @@ if [ -n "$want" ] && [ "$want" -ge $((flips / 2)) ] 2>/dev/null && [ "$want" -le
 else
 	fail "idlebal -p: migrations vs perf" "idlebal $got, perf '$want', flips $flips"
 fi
-if out=$(check_json "$WORK/idlebal.jsonl"); then
-	pass "idlebal JSON valid against docs/json.md"
-else
-	fail "idlebal JSON" "$out"
-fi
+json_valid "idlebal JSON valid against docs/json.md" "$WORK/idlebal.jsonl"
 
 # numascan: page faults of a process = the kernel's rusage count for it
 # (minflt + majflt, all threads, from before its first touch to exit).
@@ -135,10 +127,6 @@ if [ -n "$want" ] && [ "$want" -ge 8192 ] 2>/dev/null && within "$got" "$want" 1
 else
 	fail "numascan -p: user_page_faults vs rusage" "numascan $got, rusage '$want'"
 fi
-if out=$(check_json "$WORK/numascan.jsonl" --expect-intervals 6); then
-	pass "numascan JSON valid against docs/json.md, intervals add up"
-else
-	fail "numascan JSON" "$out"
-fi
+json_valid "numascan JSON valid against docs/json.md, intervals add up" "$WORK/numascan.jsonl" --expect-intervals 6
 check "numascan reports the tier of each metric" [ "$(tier_of "$WORK/numascan.jsonl" user_page_faults)" = tp_btf ]
 finish

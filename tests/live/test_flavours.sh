@@ -17,19 +17,11 @@ for pair in sisscan:wakeups:sched_waking idlebal:migrations:sched_migrate_task; 
 	check "$tool, classic tracepoint only: exit 0" [ $status -eq 0 ]
 	check "$tool, classic tracepoint only: $metric reported with tier tracepoint" \
 		[ "$(tier_of "$WORK/out" $metric)" = tracepoint ]
-	if out=$(check_json "$WORK/out"); then
-		pass "$tool, classic tracepoint only: JSON valid, intervals add up"
-	else
-		fail "$tool, classic tracepoint only: JSON" "$out"
-	fi
+	json_valid "$tool, classic tracepoint only: JSON valid, intervals add up" "$WORK/out"
 	# The classic record has no task pointer: a task filter is refused, not ignored.
-	SCHEDSCAN_SKIP_FLAVOURS=$skip_all "$BUILD/$tool" -p $$ -d 0.5 >"$WORK/out" 2>"$WORK/err"
-	status=$?
-	if [ $status -eq 1 ] && grep -q "^$tool: cannot attach to tracepoint $tp: .*tracepoint: cannot filter by PID, task name or cgroup" "$WORK/err"; then
-		pass "$tool -p with only the classic tracepoint: exit 1, filter refused with the reason"
-	else
-		fail "$tool -p with only the classic tracepoint" "status $status: $(head -c 300 "$WORK/err")"
-	fi
+	expect_error 1 "^$tool: cannot attach to tracepoint $tp: .*tracepoint: cannot filter by PID, task name or cgroup" \
+		"$tool -p with only the classic tracepoint: exit 1, filter refused with the reason" \
+		env SCHEDSCAN_SKIP_FLAVOURS=$skip_all "$BUILD/$tool" -p $$ -d 0.5
 done
 # sisscan under load must have seen wakeups through the classic flavour.
 SCHEDSCAN_SKIP_FLAVOURS=$skip_all "$BUILD/sisscan" --json -d 1 >"$WORK/out" 2>/dev/null
@@ -37,11 +29,7 @@ check "sisscan classic tracepoint counts wakeups under load ($(metric "$WORK/out
 	[ "$(metric "$WORK/out" wakeups)" -gt 1000 ]
 
 # numascan's page_fault_user has no classic flavour: a clear error.
-SCHEDSCAN_SKIP_FLAVOURS=$skip_all "$BUILD/numascan" -d 0.5 >"$WORK/out" 2>"$WORK/err"
-status=$?
-if [ $status -eq 1 ] && grep -q "^numascan: cannot attach to tracepoint page_fault_user: tp_btf: skipped" "$WORK/err"; then
-	pass "numascan without tp_btf and raw_tp: exit 1 naming page_fault_user"
-else
-	fail "numascan without tp_btf and raw_tp" "status $status: $(head -c 300 "$WORK/err")"
-fi
+expect_error 1 "^numascan: cannot attach to tracepoint page_fault_user: tp_btf: skipped" \
+	"numascan without tp_btf and raw_tp: exit 1 naming page_fault_user" \
+	env SCHEDSCAN_SKIP_FLAVOURS=$skip_all "$BUILD/numascan" -d 0.5
 finish

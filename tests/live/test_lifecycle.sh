@@ -36,11 +36,7 @@ for tool in $TOOLS; do
 	wait $pid
 	status=$?
 	check "$tool SIGTERM: exit 0" [ $status -eq 0 ]
-	if out=$(check_json "$WORK/term.jsonl"); then
-		pass "$tool SIGTERM: JSON valid, summary last, intervals add up"
-	else
-		fail "$tool SIGTERM: JSON" "$out"
-	fi
+	json_valid "$tool SIGTERM: JSON valid, summary last, intervals add up" "$WORK/term.jsonl"
 	check "$tool SIGTERM: end_reason signal" \
 		[ "$(jq -r 'select(.type == "summary") | .end_reason' "$WORK/term.jsonl")" = signal ]
 
