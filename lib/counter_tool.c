@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,19 @@
 #include "counter_tool.h"
 #include "report.h"
 #include "runloop.h"
+#include "util.h"
+
+/* log2 slots needed to hold value (slot k = [2^(k-1), 2^k - 1]). */
+static unsigned int log2_slots_for(unsigned long long value)
+{
+	unsigned int slots = 1;
+
+	while (value) {
+		value >>= 1;
+		slots++;
+	}
+	return slots;
+}
 
 struct counter_run {
 	const struct counter_tool *tool;
@@ -21,6 +35,13 @@ struct counter_run {
 	unsigned long long *per_cpu;
 	int nr_cpus;
 	struct hist hists[COUNTER_TOOL_MAX_METRICS];	/* histogram metrics */
+	/* Where each metric is read from, once the hooks are chosen. */
+	struct metric_source {
+		int hook;
+		unsigned int counter;
+		bool estimated;
+		int ratio[4];		/* metric indexes, -1: none */
+	} sources[COUNTER_TOOL_MAX_METRICS];
 };
 
 static int read_counters(struct counter_run *run)
@@ -37,6 +58,56 @@ static int read_counters(struct counter_run *run)
 	return 0;
 }
 
+static unsigned long long window_count(const struct counter_run *run,
+					 bool final, unsigned int c)
+{
+	return final ? run->now[c] : run->now[c] - run->last[c];
+}
+
+static void fill_hist(struct counter_run *run, bool final, int i,
+		      unsigned int c)
+{
+	const struct counter_metric *m = &run->tool->metrics[i];
+	struct hist *h = &run->hists[i];
+
+	if (!m->counts || h->kind == HIST_LINEAR) {
+		for (unsigned int k = 0; k < m->nr_slots; k++)
+			h->slots[k] = window_count(run, final, c + k);
+		return;
+	}
+	for (unsigned int k = 0; k < h->nr_slots; k++)
+		h->slots[k] = 0;
+	for (unsigned int k = 0; k < m->nr_slots; k++)
+		hist_add(h, k, window_count(run, final, c + k));
+}
+
+static void fill_ratio(struct counter_run *run, int i,
+		       struct metric_value *values)
+{
+	const int *parts = run->sources[i].ratio;
+	double num, den;
+
+	values[i].available = true;
+	values[i].estimated = false;
+	for (int p = 0; p < 4; p++) {
+		if (parts[p] < 0)
+			continue;
+		if (!values[parts[p]].available) {
+			values[i].available = false;
+			values[i].why = values[parts[p]].why;
+			return;
+		}
+		values[i].estimated |= values[parts[p]].estimated;
+	}
+	values[i].tier = values[parts[0]].tier;
+	num = (double)values[parts[0]].value -
+	      (parts[1] >= 0 ? (double)values[parts[1]].value : 0);
+	den = (double)values[parts[2]].value +
+	      (parts[3] >= 0 ? (double)values[parts[3]].value : 0);
+	values[i].is_ratio = true;
+	values[i].ratio = den > 0 ? 100.0 * num / den : NAN;
+}
+
 static void fill_metrics(struct counter_run *run, bool final,
 			 struct metric_value *values)
 {
@@ -44,24 +115,80 @@ static void fill_metrics(struct counter_run *run, bool final,
 
 	for (int i = 0; i < tool->nr_metrics; i++) {
 		const struct counter_metric *m = &tool->metrics[i];
-		const struct hook *hook = &run->hooks[m->hook];
-		unsigned int c = m->counter;
+		const struct metric_source *src = &run->sources[i];
+		const struct hook *hook = &run->hooks[src->hook];
 
 		values[i] = (struct metric_value){
 			.name = m->name,
 			.tier = flavour_name(hook->flavour),
 			.available = hook->flavour != FLAVOUR_NONE,
+			.estimated = src->estimated,
 			.why = hook->why,
-			.value = final ? run->now[c] : run->now[c] - run->last[c],
 		};
+		if (m->needs > 0 && m->needs <= tool->nr_hooks &&
+		    run->hooks[m->needs - 1].flavour == FLAVOUR_NONE) {
+			values[i].available = false;
+			values[i].why = run->hooks[m->needs - 1].why;
+		}
+		if (m->ratio[0])
+			continue;
+		values[i].value = window_count(run, final, src->counter);
 		if (!m->nr_slots)
 			continue;
-		for (unsigned int k = 0; k < m->nr_slots; k++)
-			run->hists[i].slots[k] = final ? run->now[c + k] :
-					run->now[c + k] - run->last[c + k];
+		fill_hist(run, final, i, src->counter);
 		values[i].hist = &run->hists[i];
 		values[i].unit = m->unit;
 	}
+	for (int i = 0; i < tool->nr_metrics; i++)
+		if (tool->metrics[i].ratio[0])
+			fill_ratio(run, i, values);
+}
+
+static int metric_index(const struct counter_tool *tool, const char *name)
+{
+	for (int i = 0; i < tool->nr_metrics; i++)
+		if (!strcmp(tool->metrics[i].name, name))
+			return i;
+	return -1;
+}
+
+/* After the hooks are chosen: measured, estimated, or a ratio of others. */
+static int resolve_sources(struct counter_run *run, char *err, size_t errlen)
+{
+	const struct counter_tool *tool = run->tool;
+
+	for (int i = 0; i < tool->nr_metrics; i++) {
+		const struct counter_metric *m = &tool->metrics[i];
+		struct metric_source *src = &run->sources[i];
+
+		src->hook = m->hook;
+		src->counter = m->counter;
+		src->estimated = false;
+		if (m->has_fallback &&
+		    run->hooks[m->hook].flavour == FLAVOUR_NONE &&
+		    run->hooks[m->fallback_hook].flavour != FLAVOUR_NONE) {
+			src->hook = m->fallback_hook;
+			src->counter = m->fallback_counter;
+			src->estimated = true;
+		}
+		for (int p = 0; p < 4; p++) {
+			src->ratio[p] = m->ratio[p] ? metric_index(tool, m->ratio[p]) : -1;
+			if (m->ratio[p] && (src->ratio[p] < 0 || src->ratio[p] >= i))
+				return errmsg(err, errlen,
+					      "ratio %s: %s is not an earlier metric",
+					      m->name, m->ratio[p]);
+		}
+		if (m->ratio[0] && (src->ratio[2] < 0))
+			return errmsg(err, errlen, "ratio %s has no denominator",
+				      m->name);
+		if (m->ratio[0])
+			src->hook = m->hook;
+		if (src->counter + (m->nr_slots ? m->nr_slots : 1) > tool->nr_counters &&
+		    !m->ratio[0])
+			return errmsg(err, errlen, "metric %s: counter out of range",
+				      m->name);
+	}
+	return 0;
 }
 
 static int report_counters(void *ctx, const struct run_window *window)
@@ -124,7 +251,11 @@ int counter_tool_main(const struct counter_tool *tool,
 			continue;
 		if (m->counter + m->nr_slots > tool->nr_counters)
 			ret = -EINVAL;
-		else if (m->kind == HIST_LOG2)
+		else if (m->counts && !opts->linear)
+			/* Enough log2 slots for the largest value, nr_slots - 1. */
+			ret = hist_init_log2(&run.hists[i],
+					     log2_slots_for(m->nr_slots - 1));
+		else if (m->kind == HIST_LOG2 && !m->counts)
 			ret = hist_init_log2(&run.hists[i], m->nr_slots);
 		else
 			ret = hist_init_linear(&run.hists[i], 0, 1, m->nr_slots);
@@ -135,13 +266,21 @@ int counter_tool_main(const struct counter_tool *tool,
 		}
 	}
 	if (hooks_prepare(*skeleton->obj, tool->hooks, tool->nr_hooks, opts,
-			  run.hooks, err, sizeof(err))) {
+			  run.hooks, err, sizeof(err)) ||
+	    resolve_sources(&run, err, sizeof(err)) ||
+	    (tool->before_load &&
+	     tool->before_load(tool->user, run.hooks, opts, err, sizeof(err)))) {
 		fprintf(stderr, "%s: %s\n", tool->tool, err);
 		goto out;
 	}
 	if (bpf_object__load_skeleton(skeleton)) {
 		fprintf(stderr, "%s: loading the BPF programs failed: %s (run with -v for the verifier log)\n",
 			tool->tool, strerror(errno));
+		goto out;
+	}
+	if (tool->after_load &&
+	    tool->after_load(tool->user, opts, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tool->tool, err);
 		goto out;
 	}
 	if (opts->stats) {
@@ -152,7 +291,9 @@ int counter_tool_main(const struct counter_tool *tool,
 		}
 	}
 	run_install_signals();
-	if (hooks_attach(run.hooks, tool->nr_hooks, err, sizeof(err))) {
+	if (hooks_attach(run.hooks, tool->nr_hooks, err, sizeof(err)) ||
+	    (tool->after_attach &&
+	     tool->after_attach(tool->user, run.hooks, opts, err, sizeof(err)))) {
 		fprintf(stderr, "%s: %s\n", tool->tool, err);
 		goto out;
 	}

@@ -19,7 +19,7 @@ struct bpf_object_skeleton;
 struct bpf_map;
 
 #define COUNTER_TOOL_MAX_HOOKS 16
-#define COUNTER_TOOL_MAX_METRICS 32
+#define COUNTER_TOOL_MAX_METRICS 64
 
 /*
  * A counter, or with nr_slots > 0 a histogram whose buckets are the
@@ -32,6 +32,28 @@ struct counter_metric {
 	unsigned int nr_slots;	/* 0: a counter */
 	enum hist_kind kind;	/* histograms: log2 or linear (base 0, step 1) */
 	const char *unit;	/* histograms */
+	/*
+	 * Count histograms: slot k counts the value k (the last slot: k or
+	 * more); shown in log2 slots unless --linear.
+	 */
+	bool counts;
+	/*
+	 * When hook is not attached, an estimate of the same quantity from
+	 * fallback_hook into fallback_counter (reported as estimated).
+	 */
+	bool has_fallback;
+	int fallback_hook;
+	unsigned int fallback_counter;
+	/*
+	 * 1 + the index of a second hook this metric also depends on (0:
+	 * none); without it the metric is not measured.
+	 */
+	int needs;
+	/*
+	 * A percentage of other metrics, by name: 100 * (a - b) / (c + d),
+	 * b and d optional; no counter of its own.
+	 */
+	const char *ratio[4];
 };
 
 struct counter_tool {
@@ -43,6 +65,21 @@ struct counter_tool {
 	int nr_metrics;
 	struct bpf_map *counters;
 	unsigned int nr_counters;
+	/*
+	 * Optional: after the hooks are chosen and before the load (set
+	 * .rodata), after the load (fill maps), after the attach. 0 or -1 with a
+	 * sentence in err.
+	 */
+	void *user;
+	int (*before_load)(void *user, const struct hook *hooks,
+			   const struct common_opts *opts, char *err,
+			   size_t errlen);
+	int (*after_load)(void *user, const struct common_opts *opts,
+			  char *err, size_t errlen);
+	/* After attaching, before the first window starts. */
+	int (*after_attach)(void *user, struct hook *hooks,
+			    const struct common_opts *opts, char *err,
+			    size_t errlen);
 };
 
 /* Runs the tool on an opened (not loaded) skeleton; returns the exit code. */

@@ -198,6 +198,13 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 					bpf_program__set_autoload(prog, false);
 			}
 		}
+		if (specs[h].needed_without > 0 && specs[h].needed_without <= h &&
+		    hooks[specs[h].needed_without - 1].flavour != FLAVOUR_NONE) {
+			snprintf(hook->why, sizeof(hook->why),
+				 "not needed: %s is traced directly",
+				 specs[specs[h].needed_without - 1].name);
+			continue;
+		}
 		choose_flavour(obj, hook, opts);
 		if (hook->flavour == FLAVOUR_NONE) {
 			bool forced = opts->mode == MODE_FENTRY ||
@@ -288,12 +295,16 @@ int hooks_attach(struct hook *hooks, int nr_hooks, char *err, size_t errlen)
 	return 0;
 }
 
+void hook_detach(struct hook *hook)
+{
+	for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+		bpf_link__destroy(hook->links[i]);
+		hook->links[i] = NULL;
+	}
+}
+
 void hooks_detach(struct hook *hooks, int nr_hooks)
 {
-	for (int h = 0; h < nr_hooks; h++) {
-		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
-			bpf_link__destroy(hooks[h].links[i]);
-			hooks[h].links[i] = NULL;
-		}
-	}
+	for (int h = 0; h < nr_hooks; h++)
+		hook_detach(&hooks[h]);
 }

@@ -46,6 +46,12 @@ struct hook_spec {
 	const char *category;	/* classic tracepoint category */
 	/* Absent on some kernels (e.g. sched_skip_vma_numa before 6.7). */
 	bool optional;
+	/*
+	 * 1 + the index of an earlier hook that makes this one redundant:
+	 * when that hook attaches, this one is left out (a tracepoint-tier
+	 * estimate of what a function hook measures directly).
+	 */
+	int needed_without;
 };
 
 struct hook {
@@ -67,5 +73,7 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 		  struct hook *hooks, char *err, size_t errlen);
 int hooks_attach(struct hook *hooks, int nr_hooks, char *err, size_t errlen);
 void hooks_detach(struct hook *hooks, int nr_hooks);
+/* Detaches one hook early (a set-up helper such as the runqueue learner). */
+void hook_detach(struct hook *hook);
 
 #endif

@@ -25,6 +25,7 @@ enum {
 	OPT_MODE,
 	OPT_STATS,
 	OPT_COMM,
+	OPT_LINEAR,
 };
 
 static const struct argp_option common_options[] = {
@@ -36,6 +37,8 @@ static const struct argp_option common_options[] = {
 	{ "duration", 'd', "SEC", 0, "Stop after SEC seconds", 2 },
 	{ "timestamp", 'T', NULL, 0, "Print a timestamp with each report", 2 },
 	{ "json", OPT_JSON, NULL, 0, "Print JSON Lines (see docs/json.md)", 2 },
+	{ "linear", OPT_LINEAR, NULL, 0,
+	  "Count histograms in linear slots (default: log2)", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
 	{ "stats", OPT_STATS, NULL, 0,
@@ -279,6 +282,9 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STATS:
 		opts->stats = true;
+		break;
+	case OPT_LINEAR:
+		opts->linear = true;
 		break;
 	case 'v':
 		opts->verbose = true;

@@ -29,6 +29,7 @@ struct common_opts {
 	long count;			/* intervals to print, 0: unlimited */
 	double duration_s;		/* 0: until Ctrl-C */
 	bool timestamp, json, verbose, stats;
+	bool linear;			/* count histograms: linear, not log2 */
 	enum probe_mode mode;
 	/* Where to look things up; tests point these at fixtures. */
 	const char *proc_root, *sysfs_root;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include "bpfstats.h"
@@ -120,8 +121,16 @@ static void text_window(struct report *r, const struct run_window *window,
 			continue;
 		snprintf(tier, sizeof(tier), "%s%s", m->tier,
 			 m->estimated ? "~" : "");
-		fprintf(out, "%-34s %-10s %14llu %14.1f\n", m->name, tier,
-			m->value, seconds > 0 ? m->value / seconds : 0.0);
+		if (m->is_ratio && isnan(m->ratio))
+			fprintf(out, "%-34s %-10s %14s %14s\n", m->name,
+				tier, "-", "-");
+		else if (m->is_ratio)
+			fprintf(out, "%-34s %-10s %13.2f%% %14s\n", m->name,
+				tier, m->ratio, "-");
+		else
+			fprintf(out, "%-34s %-10s %14llu %14.1f\n", m->name,
+				tier, m->value,
+				seconds > 0 ? m->value / seconds : 0.0);
 	}
 	for (int i = 0; i < nr_metrics; i++) {
 		const struct metric_value *m = &metrics[i];
@@ -152,6 +161,15 @@ static void json_metric(struct json_writer *w, const struct metric_value *m)
 	if (m->hist) {
 		json_key(w, "hist");
 		hist_json(m->hist, m->unit, w);
+	} else if (m->is_ratio) {
+		json_key(w, "value");
+		/* 0 / 0: no event to take a ratio of. */
+		if (isnan(m->ratio))
+			json_null(w);
+		else
+			json_double(w, m->ratio, 2);
+		json_key(w, "unit");
+		json_string(w, "percent");
 	} else {
 		json_key(w, "value");
 		json_u64(w, m->value);

@@ -22,6 +22,8 @@ struct metric_value {
 	bool estimated;
 	const char *why;
 	unsigned long long value;	/* counters */
+	bool is_ratio;			/* a percentage: ratio, not value */
+	double ratio;
 	const struct hist *hist;	/* histograms (value unused) */
 	const char *unit;		/* histograms */
 };

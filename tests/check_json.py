@@ -56,7 +56,8 @@ def main():
         if summary["intervals"] != len(intervals):
             problems.append(f"summary says {summary['intervals']} intervals, saw {len(intervals)}")
         for name, metric in summary["metrics"].items():
-            if "value" not in metric:
+            # Only counters add up: histograms have no value, ratios a unit.
+            if "value" not in metric or "unit" in metric:
                 continue
             total = sum(r["metrics"].get(name, {}).get("value", 0) for r in intervals)
             if total != metric["value"]:

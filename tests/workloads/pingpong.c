@@ -6,7 +6,9 @@
  * (like perf bench sched pipe). Prints the child's PID and the number
  * of round trips so tests can filter on the wakee.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,32 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong [-n ROUND_TRIPS] [-w START_DELAY_MS]\n");
+	fprintf(stderr, "usage: pingpong [-n ROUND_TRIPS] [-w START_DELAY_MS] [-s]\n"
+			"  -s  start the two sides on two different CPUs\n");
 	exit(2);
+}
+
+/*
+ * Moves the caller onto the index-th CPU it may use, then allows all of
+ * them again: a running task stays where it is, so the two sides start
+ * apart and each sleeps on a CPU of its own.
+ */
+static void start_on(int index)
+{
+	cpu_set_t allowed, one;
+	int seen = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || seen++ != index)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		break;
+	}
+	sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
 static void xfer(int rfd, int wfd, long n, int first_writes)
@@ -36,10 +62,10 @@ static void xfer(int rfd, int wfd, long n, int first_writes)
 int main(int argc, char **argv)
 {
 	long round_trips = 100000, delay_ms = 0;
-	int to_child[2], to_parent[2], opt, status;
+	int to_child[2], to_parent[2], opt, status, spread = 0;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:s")) != -1) {
 		char *end;
 
 		switch (opt) {
@@ -52,6 +78,9 @@ int main(int argc, char **argv)
 			delay_ms = strtol(optarg, &end, 10);
 			if (*end || delay_ms < 0)
 				usage();
+			break;
+		case 's':
+			spread = 1;
 			break;
 		default:
 			usage();
@@ -70,6 +99,8 @@ int main(int argc, char **argv)
 	 * Each side closes the ends it does not use, so that when one side
 	 * dies the other reads EOF and exits instead of blocking forever.
 	 */
+	if (spread)
+		start_on(child == 0 ? 1 : 0);
 	if (child == 0) {
 		close(to_child[1]);
 		close(to_parent[0]);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wakeloop: a waker thread pinned to CPU C wakes a sleeper thread N
+ * times through a pipe. Before each sleep the sleeper moves onto C and
+ * then allows every CPU again, so each wakeup has waker CPU == prev CPU
+ * == C (no wake_affine, select_idle_sibling() starts at C, which is busy
+ * running the waker) and where the sleeper lands is SIS's choice alone.
+ * With spinners on the other CPUs this gives wakeups with a known answer:
+ * the domain scan's depth, or a miss when SIS_UTIL stops the scan.
+ *
+ * With -t THREADS instead: THREADS threads, thread i started on the i-th
+ * CPU, each sleeping N times for SETTLE_US: timer wakeups, each on the
+ * sleeper's own (idle) CPU, a case where SIS has nothing to miss.
+ *
+ * Prints "wakeloop: pid P sleeper T wakeups N" at the end, and the CPUs
+ * the sleeper woke up on ("landed CPU COUNT" lines).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 1024
+
+static int cpu = 0;
+static long wakeups = 1000;
+static long settle_us = 300;
+static int go_pipe[2], ready_pipe[2];
+static long landed[MAX_CPUS];
+static pid_t sleeper_tid;
+static int timer_threads;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: wakeloop [-c CPU] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
+	exit(2);
+}
+
+static void pin(int to)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (to >= 0) {
+		CPU_SET(to, &set);
+	} else {
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &set);
+	}
+	if (sched_setaffinity(0, sizeof(set), &set) && to >= 0) {
+		fprintf(stderr, "wakeloop: cannot run on CPU %d: %s\n", to,
+			strerror(errno));
+		exit(1);
+	}
+}
+
+static void *sleeper(void *arg)
+{
+	char byte = 0;
+
+	(void)arg;
+	sleeper_tid = syscall(SYS_gettid);
+	for (long i = 0; i < wakeups; i++) {
+		pin(cpu);
+		pin(-1);
+		if (write(ready_pipe[1], &byte, 1) != 1 ||
+		    read(go_pipe[0], &byte, 1) != 1)
+			exit(1);
+		int where = sched_getcpu();
+
+		if (where >= 0 && where < MAX_CPUS)
+			landed[where]++;
+	}
+	return NULL;
+}
+
+/* Thread i: start on the i-th allowed CPU, then sleep on a timer N times. */
+static void *timer_sleeper(void *arg)
+{
+	struct timespec nap = { settle_us / 1000000, (settle_us % 1000000) * 1000 };
+	long index = (long)arg;
+	int seen = 0;
+
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		cpu_set_t all;
+
+		if (sched_getaffinity(0, sizeof(all), &all) || !CPU_ISSET(c, &all))
+			continue;
+		if (seen++ == index) {
+			pin(c);
+			pin(-1);
+			break;
+		}
+	}
+	for (long i = 0; i < wakeups; i++)
+		nanosleep(&nap, NULL);
+	return NULL;
+}
+
+static int run_timer_threads(void)
+{
+	pthread_t threads[64];
+
+	for (long t = 0; t < timer_threads; t++)
+		if (pthread_create(&threads[t], NULL, timer_sleeper, (void *)t)) {
+			fprintf(stderr, "wakeloop: cannot start thread %ld\n", t);
+			return 1;
+		}
+	for (int t = 0; t < timer_threads; t++)
+		pthread_join(threads[t], NULL);
+	printf("wakeloop: pid %d threads %d wakeups %ld\n", getpid(),
+	       timer_threads, wakeups * timer_threads);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec settle;
+	pthread_t thread;
+	char byte = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:n:s:t:")) != -1) {
+		switch (opt) {
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'n':
+			wakeups = atol(optarg);
+			break;
+		case 's':
+			settle_us = atol(optarg);
+			break;
+		case 't':
+			timer_threads = atoi(optarg);
+			if (timer_threads < 1 || timer_threads > 64)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (cpu < 0 || cpu >= MAX_CPUS || wakeups <= 0 || settle_us < 0)
+		usage();
+	if (timer_threads)
+		return run_timer_threads();
+	if (pipe(go_pipe) || pipe(ready_pipe)) {
+		perror("wakeloop: pipe");
+		return 1;
+	}
+	pin(cpu);
+	if (pthread_create(&thread, NULL, sleeper, NULL)) {
+		fprintf(stderr, "wakeloop: cannot start the sleeper\n");
+		return 1;
+	}
+	settle.tv_sec = settle_us / 1000000;
+	settle.tv_nsec = (settle_us % 1000000) * 1000;
+	for (long i = 0; i < wakeups; i++) {
+		if (read(ready_pipe[0], &byte, 1) != 1)
+			return 1;
+		/* Let the sleeper block in read() before it is woken. */
+		nanosleep(&settle, NULL);
+		if (write(go_pipe[1], &byte, 1) != 1)
+			return 1;
+	}
+	pthread_join(thread, NULL);
+	printf("wakeloop: pid %d sleeper %d wakeups %ld\n", getpid(),
+	       sleeper_tid, wakeups);
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (landed[c])
+			printf("landed %d %ld\n", c, landed[c]);
+	return 0;
+}
