@@ -19,7 +19,7 @@ struct bpf_object_skeleton;
 struct bpf_map;
 
 #define COUNTER_TOOL_MAX_HOOKS 16
-#define COUNTER_TOOL_MAX_METRICS 64
+#define COUNTER_TOOL_MAX_METRICS 128
 
 /*
  * A counter, or with nr_slots > 0 a histogram whose buckets are the

@@ -198,6 +198,10 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 					bpf_program__set_autoload(prog, false);
 			}
 		}
+		if (specs[h].skip_why) {
+			snprintf(hook->why, sizeof(hook->why), "%s", specs[h].skip_why);
+			continue;
+		}
 		if (specs[h].needed_without > 0 && specs[h].needed_without <= h &&
 		    hooks[specs[h].needed_without - 1].flavour != FLAVOUR_NONE) {
 			snprintf(hook->why, sizeof(hook->why),

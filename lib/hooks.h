@@ -52,6 +52,8 @@ struct hook_spec {
 	 * estimate of what a function hook measures directly).
 	 */
 	int needed_without;
+	/* Set at run time: not attached, for this reason (an unused option). */
+	const char *skip_why;
 };
 
 struct hook {

@@ -334,26 +334,51 @@ const struct argp common_argp = {
 	.parser = parse_common,
 };
 
+struct tool_args {
+	struct common_opts *opts;
+	argp_parser_t parser;
+	void *input;
+};
+
+/* Common options go to the child; the tool's own to its parser. */
 static error_t parse_tool(int key, char *arg, struct argp_state *state)
 {
+	struct tool_args *args = state->input;
+	error_t ret;
+
 	if (key == ARGP_KEY_INIT)
-		state->child_inputs[0] = state->input;
-	return ARGP_ERR_UNKNOWN;
+		state->child_inputs[0] = args->opts;
+	if (!args->parser)
+		return ARGP_ERR_UNKNOWN;
+	state->input = args->input;
+	ret = args->parser(key, arg, state);
+	state->input = args;
+	return ret;
 }
 
 void parse_tool_args(int argc, char **argv, const char *doc,
 		     struct common_opts *opts)
+{
+	parse_tool_args_with(argc, argv, doc, opts, NULL, NULL, NULL);
+}
+
+void parse_tool_args_with(int argc, char **argv, const char *doc,
+			  struct common_opts *opts,
+			  const struct argp_option *options,
+			  argp_parser_t parser, void *input)
 {
 	static const struct argp_child children[] = {
 		{ &common_argp, 0, NULL, 0 },
 		{},
 	};
 	const struct argp argp = {
+		.options = options,
 		.parser = parse_tool,
 		.args_doc = "[interval] [count]",
 		.doc = doc,
 		.children = children,
 	};
+	struct tool_args args = { opts, parser, input };
 
 	static char version[64];
 
@@ -361,7 +386,7 @@ void parse_tool_args(int argc, char **argv, const char *doc,
 		 program_invocation_short_name, SCHEDSCAN_VERSION);
 	argp_program_version = version;
 	common_opts_init(opts);
-	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	argp_parse(&argp, argc, argv, 0, NULL, &args);
 }
 
 /* glibc's argp exits with this status on a usage error. */

@@ -48,6 +48,15 @@ void common_opts_init(struct common_opts *opts);
  */
 void parse_tool_args(int argc, char **argv, const char *doc,
 		     struct common_opts *opts);
+/*
+ * The same, with the tool's own options: parser gets them with
+ * state->input = input (and sees ARGP_KEY_INIT/END etc. too); a bad value
+ * should end with argp_error(), which exits 2.
+ */
+void parse_tool_args_with(int argc, char **argv, const char *doc,
+			  struct common_opts *opts,
+			  const struct argp_option *options,
+			  argp_parser_t parser, void *input);
 const char *probe_mode_name(enum probe_mode mode);
 
 /*

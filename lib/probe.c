@@ -192,3 +192,43 @@ bool probe_tracepoint(const char *category, const char *tp, char *why,
 	}
 	return true;
 }
+
+bool kernel_struct_has_member(const char *struct_name, const char *member_name)
+{
+	struct btf *btf = vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, struct_name, BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member_name))
+			return true;
+	return false;
+}
+
+unsigned long long kernel_symbol_address(const char *proc_root, const char *name)
+{
+	unsigned long long addr, found = 0;
+	char path[4096], type, sym[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", proc_root);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, sym) == 3) {
+		if ((type == 't' || type == 'T') && !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}

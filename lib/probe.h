@@ -19,6 +19,13 @@ bool probe_tp_btf(const char *tp, char *why, size_t whylen);
 bool probe_raw_tp(const char *tp, char *why, size_t whylen);
 bool probe_tracepoint(const char *category, const char *tp, char *why,
 		      size_t whylen);
+/* The running kernel's BTF has struct_name with a member member_name. */
+bool kernel_struct_has_member(const char *struct_name, const char *member_name);
+/*
+ * Address of a text symbol in /proc/kallsyms (below proc_root), or 0
+ * (also when kptr_restrict hides addresses).
+ */
+unsigned long long kernel_symbol_address(const char *proc_root, const char *name);
 /* Mount point of tracefs, or NULL. */
 const char *tracefs_path(void);
 

@@ -87,4 +87,61 @@ else
 	fail "built to miss: missed_idle > 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
 fi
 
+# 4. Filter audit. ideal is the truth at the wakeup: no false positive or
+# negative by construction, so any is a bug in the accounting. The event
+# stream, recomputed in Python, must give the kernel's FP/FN exactly.
+"$BUILD/sisscan" --comm pingpong --filter ideal,unoccupied,overloaded,delayed \
+	--events "$WORK/events.jsonl" --json -i 1 -d 300 --stats >"$WORK/audit.jsonl" 2>"$WORK/audit.err" &
+tool=$!
+sleep 1
+"$B/pingpong" -s -n 10000 >/dev/null
+kill -INT $tool
+wait $tool
+status=$?
+check "sisscan --filter ideal,unoccupied,overloaded,delayed --events exits 0" [ $status -eq 0 ]
+ideal=$(summary "$WORK/audit.jsonl" | jq -r '[.metrics.audits.value, .metrics.filter_ideal_fp.value, .metrics.filter_ideal_fn.value] | map(tostring) | join(" ")')
+read -r audits ideal_fp ideal_fn <<<"$ideal"
+if [ "${audits:-0}" -gt 5000 ] && [ "$ideal_fp" = 0 ] && [ "$ideal_fn" = 0 ]; then
+	pass "filter ideal: 0 false positives, 0 false negatives over $audits audited wakeups"
+else
+	fail "filter ideal reports no FP/FN" "audits '$audits' fp '$ideal_fp' fn '$ideal_fn'"
+fi
+if out=$(/usr/bin/python3 "$ROOT/tests/check_events.py" "$WORK/events.jsonl" "$WORK/audit.jsonl"); then
+	pass "event stream recomputation = in-kernel FP/FN ($(echo "$out" | tr '\n' ';'))"
+else
+	fail "event stream recomputation = in-kernel FP/FN" "$(echo "$out" | tr '\n' ';')"
+fi
+json_valid "audit records valid against docs/json.md, counters add up" "$WORK/audit.jsonl"
+cost=$(summary "$WORK/audit.jsonl" | jq -r '[.prog_stats[] | "\(.name)=\(.ns_per_event)"] | join(" ")')
+echo "# audit cost, ns/event: $cost"
+
+# 5. A filter whose updates are delayed on purpose: two timer sleepers
+# with 1 ms periods, so the other CPU's state changed up to 1 ms before
+# each wakeup. No delay is the truth (0 FN); then the share of unoccupied
+# CPUs still published as busy must grow with the delay.
+fn_pcts=()
+for delay in 0 0.1 0.4 1.6; do
+	"$BUILD/sisscan" --comm wakeloop --filter delayed --filter-delay $delay --json -d 300 \
+		>"$WORK/delay.jsonl" 2>/dev/null &
+	tool=$!
+	sleep 1
+	"$B/wakeloop" -t 2 -n 1500 -s 1000 >/dev/null
+	kill -INT $tool
+	wait $tool
+	fn_pcts+=("$(summary "$WORK/delay.jsonl" | jq -r '.metrics.filter_delayed_fn_pct.value')")
+done
+echo "# delayed filter, fn_pct at 0, 0.1, 0.4, 1.6 ms: ${fn_pcts[*]}"
+if [ "${fn_pcts[0]}" = 0 ] && awk -v a="${fn_pcts[1]}" -v b="${fn_pcts[2]}" -v c="${fn_pcts[3]}" \
+	'BEGIN { exit !(a > 0 && b > a && c > b) }'; then
+	pass "delayed filter: false negatives grow with the delay (fn_pct ${fn_pcts[*]} at 0/0.1/0.4/1.6 ms)"
+else
+	fail "delayed filter: false negatives grow with the delay" "fn_pct ${fn_pcts[*]}"
+fi
+
+# 6. The real mask needs a patched kernel; this one is stock.
+expect_error 1 "no SIS filter mask" "--filter real on a stock kernel: exit 1, says the patches are not applied" \
+	"$BUILD/sisscan" --filter real -d 1
+expect_error 2 "unknown filter" "--filter bogus: exit 2 naming the filters" "$BUILD/sisscan" --filter bogus
+expect_error 2 "give --filter too" "--events without --filter: exit 2" "$BUILD/sisscan" --events "$WORK/x"
+
 finish

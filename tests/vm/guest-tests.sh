@@ -528,7 +528,40 @@ sis_no_miss() {  # MODE
     fi
 }
 
+# Filter audit: ideal is the truth at each wakeup, so 0 FP and 0 FN, and
+# every SIS search is audited; a stock kernel has no real mask to read.
+sis_audit() {  # MODE
+    mode=$1
+    desc="sisscan --mode $mode --filter ideal,unoccupied,overloaded,delayed"
+    out=$W/audit.$mode.json
+    start_load sisscan
+    sleep 1
+    timeout "$TOOL_TIMEOUT" "$BIN/sisscan" --mode "$mode" --filter ideal,unoccupied,overloaded,delayed \
+        --json -d "$DUR" >"$out" 2>"$W/audit.err"
+    rc=$?
+    stop_load
+    summary=$(json_summary "$out")
+    m() { json_metrics "$summary" | awk -v k="$1" '$1 == k { print $3 }'; }
+    audits=$(m audits); search=$(m sis_search); fp=$(m filter_ideal_fp); fn=$(m filter_ideal_fn)
+    note "  $mode audit: audits=$audits sis_search=$search unoccupied fp=$(m filter_unoccupied_fp) fn=$(m filter_unoccupied_fn), overloaded fp=$(m filter_overloaded_fp) fn=$(m filter_overloaded_fn), delayed fp=$(m filter_delayed_fp) fn=$(m filter_delayed_fn)"
+    if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 1000 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
+       { [ "$mode" = tracepoint ] || [ "$audits" = "$search" ]; }; then
+        ok "$desc: ideal 0 FP / 0 FN over $audits audits (= sis_search $search)"
+    else
+        notok "$desc: ideal 0 FP / 0 FN # exit $rc audits '$audits' sis_search '$search' fp '$fp' fn '$fn'"
+        tail -n 3 "$W/audit.err" | diag 3
+    fi
+}
+
 case " $TOOLS " in *" sisscan "*)
+    for mode in $MODES; do sis_audit "$mode"; done
+    "$BIN/sisscan" --filter real -d 1 >/dev/null 2>"$W/real.err"
+    rc=$?
+    if [ "$rc" = 1 ] && grep -q "no SIS filter mask" "$W/real.err"; then
+        ok "sisscan --filter real on a stock kernel: exit 1, the patches are not applied"
+    else
+        notok "sisscan --filter real on a stock kernel # exit $rc: $(head -c 200 "$W/real.err")"
+    fi
     for mode in $MODES; do sis_no_miss "$mode"; done
     if [ -w "$FEATURES" ]; then
         : >"$W/agree"

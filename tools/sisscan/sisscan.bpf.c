@@ -119,6 +119,364 @@ static __always_inline void check_placement(struct task_struct *p, int chosen,
 	out->depth = walk.depth;
 }
 
+/*
+ * Filter audit (--filter). Each modelled filter keeps one bit per CPU,
+ * updated when its patch would update it; at each audited placement every
+ * CPU of target's LLC that the wakee may use is checked against the truth
+ * (unoccupied now). Definitions: docs/metrics.md, "Filter audit".
+ */
+const volatile __u32 audit_filters;	/* bit f: enum sis_filter f audited */
+const volatile __u64 audit_delay_ns;	/* SIS_FILTER_DELAYED's lag */
+const volatile __u64 tick_function;	/* the tick's hrtimer callback */
+const volatile __u32 real_mask;		/* enum sis_real_mask */
+const volatile bool emit_events;
+
+struct cpu_filter_state {
+	__u64 unoccupied_ts;	/* last write of the v4 bit */
+	__u64 overloaded_ts;	/* last write of the draft bit */
+	__u64 change_ts;	/* last unoccupied <-> occupied change seen */
+	__u8 unoccupied_bit;	/* v4: in the filter (scanned) */
+	__u8 overloaded_bit;	/* draft: in the overloaded mask (skipped) */
+	__u8 occupied;		/* state as of change_ts */
+	__u8 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCHEDSCAN_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct cpu_filter_state);
+} cpu_filter_states SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events SEC(".maps");
+
+static __always_inline struct cpu_filter_state *filter_state_of(int cpu)
+{
+	__u32 key = cpu;
+
+	return bpf_map_lookup_elem(&cpu_filter_states, &key);
+}
+
+static __always_inline bool auditing(unsigned int filter)
+{
+	return audit_filters & (1U << filter);
+}
+
+/*
+ * Seed 000 L3674-3689, the SIS_FILTER draft's rq_overloaded(): more than
+ * one non-idle task, and utilisation or runnable load past the LLC's
+ * imbalance_pct (cpu_util_cfs() read as cfs.avg.util_avg, without the
+ * util_est and capacity clamps).
+ */
+static __always_inline bool rq_overloaded(struct rq *rq)
+{
+	struct sched_domain *llc = rq_llc_domain(rq);
+	unsigned long util = BPF_CORE_READ(rq, cfs.avg.util_avg);
+	unsigned long runnable = BPF_CORE_READ(rq, cfs.avg.runnable_avg);
+	unsigned int pct = llc ? BPF_CORE_READ(llc, imbalance_pct) : 117;
+
+	if (BPF_CORE_READ(rq, nr_running) - cfs_rq_h_nr_idle(&rq->cfs) <= 1)
+		return false;
+	return 1024UL * 100 < util * pct || 1024UL * pct < runnable * 100;
+}
+
+/* The state the delayed filter follows: occupied or not, since when. */
+static __always_inline void note_occupancy(int cpu, __u64 now, __u8 occupied)
+{
+	struct cpu_filter_state *state = filter_state_of(cpu);
+
+	if (state && state->occupied != occupied) {
+		state->occupied = occupied;
+		state->change_ts = now;
+	}
+}
+
+/*
+ * The tick (hrtimer_expire_entry for the tick's own timer, on its CPU):
+ * the draft recomputes its overloaded bit here; the v4 filter's periodic
+ * balancing also starts from the tick, so its bit is refreshed too.
+ */
+static __always_inline int filter_tick(struct hrtimer *timer)
+{
+	int cpu = bpf_get_smp_processor_id();
+	struct cpu_filter_state *state;
+	struct rq *rq;
+	__u64 now;
+
+	if (!audit_filters || (__u64)BPF_CORE_READ(timer, function) != tick_function)
+		return 0;
+	state = filter_state_of(cpu);
+	rq = cpu_rq_of(cpu);
+	if (!state || !rq)
+		return 0;
+	now = bpf_ktime_get_ns();
+	state->overloaded_bit = rq_overloaded(rq);
+	state->overloaded_ts = now;
+	state->unoccupied_bit = rq_unoccupied(rq, 0, 0);
+	state->unoccupied_ts = now;
+	note_occupancy(cpu, now, !state->unoccupied_bit);
+	return 0;
+}
+
+/*
+ * A context switch: entering idle follows a failed newly-idle balance,
+ * where v4 marks the CPU unoccupied; either way, occupancy may change.
+ */
+static __always_inline int filter_switch(struct task_struct *next)
+{
+	int cpu = bpf_get_smp_processor_id();
+	struct cpu_filter_state *state;
+	struct rq *rq;
+	__u8 occupied;
+	__u64 now;
+
+	if (!audit_filters)
+		return 0;
+	now = bpf_ktime_get_ns();
+	rq = cpu_rq_of(cpu);
+	if (!rq)
+		return 0;
+	/* rq->curr is still the outgoing task here: judge by next. */
+	if (BPF_CORE_READ(next, pid) == 0) {
+		occupied = 0;
+		state = filter_state_of(cpu);
+		if (state) {
+			state->unoccupied_bit = 1;
+			state->unoccupied_ts = now;
+		}
+	} else {
+		occupied = BPF_CORE_READ(rq, nr_running) != cfs_rq_h_nr_idle(&rq->cfs);
+	}
+	note_occupancy(cpu, now, occupied);
+	return 0;
+}
+
+struct audit_walk {
+	struct task_struct *p;
+	struct sched_domain_shared *shared;	/* target LLC's, for the real mask */
+	__u64 now;
+	__u32 first, n;
+	int target;
+	__u32 unoccupied_count, cpus;
+	__u64 allowed, unoccupied;		/* by LLC position, first 64 */
+	/* Per filter, indexed f & 7 so the verifier sees the bound. */
+	__u64 passed[8];
+	__u32 pass_count[8], fp[8], fn[8];
+	__u32 pass_and_free[8];
+	__u32 best[8];				/* wrap position of the first hit */
+};
+
+static __always_inline bool real_mask_passes(struct sched_domain_shared *shared,
+					     int cpu)
+{
+	__u64 word = 0;
+
+	if (!shared)
+		return true;
+	/* The mask is the flexible array after the struct (as the span). */
+	bpf_probe_read_kernel(&word, sizeof(word),
+			      (void *)shared + bpf_core_type_size(struct sched_domain_shared) +
+			      ((__u32)cpu / 64) * sizeof(word));
+	word = (word >> ((__u32)cpu % 64)) & 1;
+	return real_mask == SIS_REAL_IDLE_CPUS ? word : !word;
+}
+
+static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
+					  struct cpu_filter_state *state,
+					  struct audit_walk *walk, __u64 *age)
+{
+	*age = 0;
+	switch (f) {
+	case SIS_FILTER_IDEAL:
+		return truth;
+	case SIS_FILTER_UNOCCUPIED:
+		*age = walk->now - state->unoccupied_ts;
+		return state->unoccupied_bit;
+	case SIS_FILTER_OVERLOADED:
+		*age = walk->now - state->overloaded_ts;
+		return !state->overloaded_bit;
+	case SIS_FILTER_DELAYED:
+		/* A change younger than the delay is not published yet. */
+		*age = walk->now - state->change_ts;
+		if (*age < audit_delay_ns)
+			return state->occupied;
+		return truth;
+	default:
+		return real_mask_passes(walk->shared, cpu);
+	}
+}
+
+/*
+ * One filter's verdict on one CPU. A global function: the verifier checks
+ * it once, not once per filter per path of the LLC walk around it.
+ */
+__noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
+				__u32 index, __u32 pos_truth)
+{
+	struct cpu_filter_state *state = filter_state_of(cpu);
+	__u32 pos = pos_truth >> 1;
+	bool truth = pos_truth & 1;
+	__u64 age;
+	bool pass;
+
+	f &= 7;
+	if (!walk || !state || f >= SIS_NR_FILTERS)
+		return 0;
+	pass = filter_passes(f, cpu, truth, state, walk, &age);
+	if (pass) {
+		walk->pass_count[f]++;
+		if (index < 64)
+			walk->passed[f] |= 1ULL << index;
+	}
+	if (pass && truth) {
+		walk->pass_and_free[f]++;
+		if (pos < walk->best[f])
+			walk->best[f] = pos;
+	}
+	if (pass == truth)
+		return 0;
+	if (pass)
+		walk->fp[f]++;
+	else
+		walk->fn[f]++;
+	/* How long the wrong bit had stood (ideal and real: unknown). */
+	if (f != SIS_FILTER_IDEAL && f != SIS_FILTER_REAL)
+		count_slot(SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
+			   log2_slot(age), 40);
+	return 0;
+}
+
+static long audit_cpu(__u64 index, void *ctx)
+{
+	struct audit_walk *walk = ctx;
+	int cpu = llc_cpu_at(walk->first, index);
+	__u32 pos;
+	bool truth;
+
+	if (cpu < 0)
+		return 1;
+	if (!task_allows_cpu(walk->p, cpu))
+		return 0;
+	truth = cpu_unoccupied(cpu);
+	pos = wrap_position(cpu, walk->target);
+	walk->cpus++;
+	if (index < 64) {
+		walk->allowed |= 1ULL << index;
+		if (truth)
+			walk->unoccupied |= 1ULL << index;
+	}
+	if (truth)
+		walk->unoccupied_count++;
+	for (__u32 f = 0; f < SIS_NR_FILTERS; f++)
+		if (auditing(f))
+			audit_filter_cpu(walk, f, cpu, index, pos << 1 | truth);
+	return 0;
+}
+
+/* Second pass, by LLC position: each filter's scan depth in wrap order. */
+struct depth_walk {
+	struct audit_walk *audit;
+	__u32 depth[SIS_NR_FILTERS];
+};
+
+static long audit_depth_cpu(__u64 index, void *ctx)
+{
+	struct depth_walk *dw = ctx;
+	struct audit_walk *walk = dw->audit;
+	int cpu;
+	__u32 pos;
+
+	if (index >= 64)
+		return 1;
+	cpu = llc_cpu_at(walk->first, index);
+	if (cpu < 0)
+		return 1;
+	pos = wrap_position(cpu, walk->target);
+	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++) {
+		/* A scan visits what the filter passes, up to its first hit. */
+		if (auditing(f) && (walk->passed[f] >> index) & 1 && pos <= walk->best[f])
+			dw->depth[f]++;
+	}
+	return 0;
+}
+
+static __always_inline void audit_placement(struct task_struct *p, int waker,
+					    int prev, int target, int chosen,
+					    bool domain_search, __u32 domain_depth)
+{
+	struct audit_walk walk = {};
+	struct depth_walk dw = {};
+	struct rq *rq;
+
+	if (!audit_filters || target < 0 || llc_of(target) < 0)
+		return;
+	walk.p = p;
+	walk.now = bpf_ktime_get_ns();
+	walk.target = target;
+	walk.first = llc_first_index(target);
+	walk.n = llc_weight(target);
+	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
+		walk.best[f] = ~0U;
+	if (real_mask != SIS_REAL_NONE) {
+		rq = cpu_rq_of(target);
+		walk.shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
+	}
+	bpf_loop(walk.n, audit_cpu, &walk, 0);
+	counter_add(&counters, SISSCAN_AUDITS, 1);
+	counter_add(&counters, SISSCAN_AUDIT_CPUS, walk.cpus);
+	counter_add(&counters, SISSCAN_AUDIT_UNOCCUPIED, walk.unoccupied_count);
+	if (domain_search && walk.n <= 64) {
+		dw.audit = &walk;
+		bpf_loop(walk.n, audit_depth_cpu, &dw, 0);
+	} else if (domain_search) {
+		counter_add(&counters, SISSCAN_AUDIT_TRUNCATED, 1);
+	}
+	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++) {
+		__u32 base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
+
+		if (!auditing(f))
+			continue;
+		counter_add(&counters, base + SIS_FC_PASSED, walk.pass_count[f]);
+		counter_add(&counters, base + SIS_FC_FP, walk.fp[f]);
+		counter_add(&counters, base + SIS_FC_FN, walk.fn[f]);
+		if (walk.unoccupied_count && !walk.pass_and_free[f])
+			counter_add(&counters, base + SIS_FC_HID_ALL, 1);
+		if (domain_search && walk.n <= 64)
+			count_slot(base + SIS_FC_DEPTH_HIST, dw.depth[f],
+				   SISSCAN_COUNT_SLOTS);
+	}
+	if (emit_events) {
+		struct sisscan_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+		if (!e) {
+			counter_add(&counters, SISSCAN_EVENTS_DROPPED, 1);
+			return;
+		}
+		e->ts_ns = walk.now;
+		e->pid = BPF_CORE_READ(p, pid);
+		e->tgid = BPF_CORE_READ(p, tgid);
+		e->waker = waker;
+		e->prev = prev;
+		e->target = target;
+		e->chosen = chosen;
+		e->llc_first = walk.first;
+		e->nr_cpus = walk.n;
+		e->domain_search = domain_search;
+		e->domain_depth = domain_depth;
+		e->allowed = walk.allowed;
+		e->unoccupied = walk.unoccupied;
+		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
+			e->passed[f] = walk.passed[f];
+		for (__u32 i = 0; i < SISSCAN_EVENT_CPUS; i++)
+			e->cpus[i] = i < walk.n ? llc_cpu_at(walk.first, i) : -1;
+		bpf_ringbuf_submit(e, 0);
+		counter_add(&counters, SISSCAN_EVENTS, 1);
+	}
+}
+
 static __always_inline int count_wakeup(struct task_struct *wakee);
 
 TRACEPOINT_HOOK(sched_waking, count_wakeup(wakee), struct task_struct *wakee)
@@ -271,6 +629,9 @@ static __always_inline int select_exit(int chosen)
 	if (dec->recent_probed && outcome != SIS_OUT_RECENT_HIT)
 		counter_add(&counters, SISSCAN_SIS_RECENT_MISS, 1);
 	nr_idle_scan = llc_nr_idle_scan(dec->target);
+	audit_placement(state->wakee, dec->waker, dec->prev, dec->target, chosen,
+			outcome_is_domain_search(outcome, nr_idle_scan),
+			dec->domain_probes);
 	if (!outcome_is_domain_search(outcome, nr_idle_scan))
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
@@ -445,6 +806,15 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	return 0;
 }
 
+/* wake_affine() scans from the waker when it shares chosen's LLC. */
+static __always_inline int tp_scan_target(const struct tp_wakeup *wakeup,
+					  int chosen)
+{
+	if (wakeup->waker >= 0 && same_llc(chosen, wakeup->waker))
+		return wakeup->waker;
+	return wakeup->prev;
+}
+
 /*
  * enqueued: at sched_wakeup, the wakee already on chosen's runqueue.
  * queued: that sched_wakeup runs on chosen for a wakeup queued by another
@@ -466,10 +836,8 @@ static __always_inline void tp_place(struct task_struct *p,
 		class = SISSCAN_TP_RECENT;
 	else
 		class = SISSCAN_TP_OTHER;
-	/* wake_affine() scans from the waker when it shares chosen's LLC. */
 	if (class == SISSCAN_TP_OTHER)
-		target = same_llc(chosen, wakeup->waker) ? wakeup->waker :
-							  wakeup->prev;
+		target = tp_scan_target(wakeup, chosen);
 	/*
 	 * ttwu_queue_cond() queues a wakeup within the waker's LLC only on a
 	 * CPU with nothing running (6.1 to 6.18): chosen was unoccupied at the
@@ -492,6 +860,8 @@ static __always_inline void tp_place(struct task_struct *p,
 	/* An unoccupied prev, waker or recent CPU: the fast path took it. */
 	if (class != SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
 		counter_add(&counters, SISSCAN_TP_SCANNED, 1);
+		audit_placement(p, wakeup->waker, wakeup->prev,
+				tp_scan_target(wakeup, chosen), chosen, false, 0);
 		return;
 	}
 	counter_add(&counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
@@ -506,6 +876,8 @@ static __always_inline void tp_place(struct task_struct *p,
 	}
 	counter_add(&counters, SISSCAN_TP_SCANNED, 1 + depth);
 	count_slot(SISSCAN_TP_DEPTH_HIST, depth, SISSCAN_COUNT_SLOTS);
+	audit_placement(p, wakeup->waker, wakeup->prev,
+			tp_scan_target(wakeup, chosen), chosen, true, depth);
 }
 
 /*
@@ -552,3 +924,8 @@ TRACEPOINT_HOOK(sched_update_nr_running_tp, learn_rq(rq), struct rq *rq)
 TRACEPOINT_HOOK(sched_migrate_task, tp_migrate(p, dest_cpu),
 		struct task_struct *p, int dest_cpu)
 TRACEPOINT_HOOK(sched_wakeup, tp_wakeup(p), struct task_struct *p)
+
+/* Filter audit updates: attached only with --filter. */
+TRACEPOINT_HOOK(hrtimer_expire_entry, filter_tick(timer), struct hrtimer *timer)
+TRACEPOINT_HOOK(sched_switch, filter_switch(next), bool preempt,
+		struct task_struct *prev, struct task_struct *next)

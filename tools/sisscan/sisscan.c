@@ -12,12 +12,17 @@
  * Every number is defined in docs/metrics.md.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "counter_tool.h"
 #include "cpustate.h"
+#include "json.h"
+#include "probe.h"
 #include "sisscan.h"
 #include "sisscan.skel.h"
 #include "topology.h"
@@ -31,9 +36,12 @@ enum sisscan_hook {
 	HOOK_SCHED_MIGRATE_TASK,
 	HOOK_SCHED_WAKEUP,
 	HOOK_SCHED_UPDATE_NR_RUNNING,
+	HOOK_HRTIMER_EXPIRE_ENTRY,
+	HOOK_SCHED_SWITCH,
+	NR_HOOKS,
 };
 
-static const struct hook_spec hooks[] = {
+static const struct hook_spec hook_table[NR_HOOKS] = {
 	[HOOK_SCHED_WAKING] = { .name = "sched_waking", .kind = HOOK_TRACEPOINT,
 				.targets = { "sched_waking" },
 				.category = "sched" },
@@ -61,6 +69,13 @@ static const struct hook_spec hooks[] = {
 	[HOOK_SCHED_UPDATE_NR_RUNNING] = {
 		.name = "sched_update_nr_running_tp", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_update_nr_running_tp" }, .optional = true },
+	/* Filter audit: the modelled filters' updates (tick, idle entry). */
+	[HOOK_HRTIMER_EXPIRE_ENTRY] = {
+		.name = "hrtimer_expire_entry", .kind = HOOK_TRACEPOINT,
+		.targets = { "hrtimer_expire_entry" }, .category = "timer" },
+	[HOOK_SCHED_SWITCH] = {
+		.name = "sched_switch", .kind = HOOK_TRACEPOINT,
+		.targets = { "sched_switch" }, .category = "sched" },
 };
 
 /* Decoded at select_task_rq_fair(); estimated from tracepoints otherwise. */
@@ -150,12 +165,302 @@ static const struct counter_metric metrics[] = {
 	  .unit = "nsecs" },
 };
 
+static const char *const filter_names[SIS_NR_FILTERS] = {
+	[SIS_FILTER_IDEAL] = "ideal",
+	[SIS_FILTER_UNOCCUPIED] = "unoccupied",
+	[SIS_FILTER_OVERLOADED] = "overloaded",
+	[SIS_FILTER_DELAYED] = "delayed",
+	[SIS_FILTER_REAL] = "real",
+};
+
+struct sisscan_args {
+	unsigned int filters;		/* bit per enum sis_filter */
+	double delay_ms;
+	const char *events_path;
+};
+
+enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS };
+
+static const struct argp_option sisscan_options[] = {
+	{ "filter", OPT_FILTER, "NAME[,NAME]", 0,
+	  "Audit SIS filters: ideal, unoccupied, overloaded, delayed, real "
+	  "(repeatable)", 4 },
+	{ "filter-delay", OPT_FILTER_DELAY, "MS", 0,
+	  "How late the delayed filter publishes a change (default 1 ms)", 4 },
+	{ "events", OPT_EVENTS, "FILE", 0,
+	  "Write every audited wakeup to FILE as JSON Lines (needs --filter)", 4 },
+	{},
+};
+
+static int parse_filter_list(const char *text, unsigned int *filters)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *name = strtok_r(buf, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		int f;
+
+		for (f = 0; f < SIS_NR_FILTERS; f++)
+			if (!strcmp(name, filter_names[f]))
+				break;
+		if (f == SIS_NR_FILTERS)
+			return -1;
+		*filters |= 1U << f;
+	}
+	return 0;
+}
+
+static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
+{
+	struct sisscan_args *args = state->input;
+	char *end;
+
+	switch (key) {
+	case OPT_FILTER:
+		if (parse_filter_list(arg, &args->filters))
+			argp_error(state, "unknown filter in '%s': the filters are ideal, "
+				   "unoccupied, overloaded, delayed and real", arg);
+		break;
+	case OPT_FILTER_DELAY:
+		args->delay_ms = strtod(arg, &end);
+		if (*end || end == arg || args->delay_ms < 0 || args->delay_ms > 10000)
+			argp_error(state, "--filter-delay takes milliseconds from 0 to 10000, not '%s'",
+				   arg);
+		break;
+	case OPT_EVENTS:
+		args->events_path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (args->events_path && !args->filters)
+			argp_error(state, "--events records filter audits: give --filter too");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The base table plus, per audited filter, its metrics (names built here). */
+struct metric_table {
+	struct counter_metric *metrics;
+	int nr;
+	char names[SIS_NR_FILTERS * 8 + 8][48];
+	int nr_names;
+};
+
+static const char *table_name(struct metric_table *t, const char *fmt, const char *filter)
+{
+	char *name = t->names[t->nr_names++];
+
+	snprintf(name, sizeof(t->names[0]), fmt, filter);
+	return name;
+}
+
+static int build_metrics(struct metric_table *t, const struct sisscan_args *args)
+{
+	static const struct { const char *name; unsigned int counter; } common[] = {
+		{ "audits", SISSCAN_AUDITS },
+		{ "audit_cpus", SISSCAN_AUDIT_CPUS },
+		{ "audit_unoccupied", SISSCAN_AUDIT_UNOCCUPIED },
+		{ "audit_truncated", SISSCAN_AUDIT_TRUNCATED },
+		{ "events", SISSCAN_EVENTS },
+		{ "events_dropped", SISSCAN_EVENTS_DROPPED },
+	};
+	int max = ARRAY_SIZE(metrics) + ARRAY_SIZE(common) + SIS_NR_FILTERS * 8;
+
+	t->metrics = calloc(max, sizeof(*t->metrics));
+	if (!t->metrics)
+		return -1;
+	memcpy(t->metrics, metrics, sizeof(metrics));
+	t->nr = ARRAY_SIZE(metrics);
+	if (!args->filters)
+		return 0;
+	for (unsigned int i = 0; i < ARRAY_SIZE(common); i++) {
+		if (common[i].counter >= SISSCAN_EVENTS && !args->events_path)
+			continue;
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = common[i].name, .counter = common[i].counter,
+			.hook = HOOK_SCHED_SWITCH,
+			.needs = 1 + HOOK_SCHED_UPDATE_NR_RUNNING };
+	}
+	for (int f = 0; f < SIS_NR_FILTERS; f++) {
+		unsigned int base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
+		const char *n = filter_names[f];
+		const char *passed, *fp, *fn;
+
+		if (!(args->filters & (1U << f)))
+			continue;
+		passed = table_name(t, "filter_%s_passed", n);
+		fp = table_name(t, "filter_%s_fp", n);
+		fn = table_name(t, "filter_%s_fn", n);
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = passed, .counter = base + SIS_FC_PASSED,
+			.hook = HOOK_SCHED_SWITCH };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = fp, .counter = base + SIS_FC_FP, .hook = HOOK_SCHED_SWITCH };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = fn, .counter = base + SIS_FC_FN, .hook = HOOK_SCHED_SWITCH };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = table_name(t, "filter_%s_hid_all_idle", n),
+			.counter = base + SIS_FC_HID_ALL, .hook = HOOK_SCHED_SWITCH };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = table_name(t, "filter_%s_fp_pct", n),
+			.hook = HOOK_SCHED_SWITCH, .ratio = { fp, NULL, passed, NULL } };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = table_name(t, "filter_%s_fn_pct", n),
+			.hook = HOOK_SCHED_SWITCH,
+			.ratio = { fn, NULL, "audit_unoccupied", NULL } };
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = table_name(t, "filter_%s_scan_depth", n),
+			.counter = base + SIS_FC_DEPTH_HIST, .hook = HOOK_SCHED_SWITCH,
+			.nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR,
+			.counts = true, .unit = "cpus" };
+		if (f == SIS_FILTER_IDEAL || f == SIS_FILTER_REAL)
+			continue;
+		t->metrics[t->nr++] = (struct counter_metric){
+			.name = table_name(t, "filter_%s_stale_age_ns", n),
+			.counter = base + SIS_FC_AGE_HIST, .hook = HOOK_SCHED_SWITCH,
+			.nr_slots = 40, .kind = HIST_LOG2, .unit = "nsecs" };
+	}
+	return 0;
+}
+
+/* The opt-in event stream: a thread drains the ring buffer into a file. */
+struct event_stream {
+	struct ring_buffer *rb;
+	FILE *out;
+	pthread_t thread;
+	volatile bool stop;
+	bool running;
+	struct json_writer writer;
+	unsigned int filters;
+};
+
+static void json_cpu_list(struct json_writer *w, const char *key,
+			  const struct sisscan_event *e, __u64 mask)
+{
+	json_key(w, key);
+	json_begin_array(w);
+	for (unsigned int i = 0; i < SISSCAN_EVENT_CPUS && i < e->nr_cpus; i++)
+		if ((mask >> i) & 1)
+			json_i64(w, e->cpus[i]);
+	json_end_array(w);
+}
+
+static int write_event(void *ctx, void *data, size_t size)
+{
+	struct event_stream *es = ctx;
+	const struct sisscan_event *e = data;
+	struct json_writer *w = &es->writer;
+
+	if (size < sizeof(*e))
+		return 0;
+	json_reset(w);
+	json_begin_object(w);
+	json_key(w, "ts_ns");
+	json_u64(w, e->ts_ns);
+	json_key(w, "pid");
+	json_i64(w, e->pid);
+	json_key(w, "tgid");
+	json_i64(w, e->tgid);
+	json_key(w, "waker");
+	json_i64(w, e->waker);
+	json_key(w, "prev");
+	json_i64(w, e->prev);
+	json_key(w, "target");
+	json_i64(w, e->target);
+	json_key(w, "chosen");
+	json_i64(w, e->chosen);
+	json_key(w, "domain_search");
+	json_bool(w, e->domain_search);
+	json_key(w, "domain_depth");
+	json_i64(w, e->domain_depth);
+	json_key(w, "llc_cpus");
+	json_i64(w, e->nr_cpus);
+	json_key(w, "truncated");
+	json_bool(w, e->nr_cpus > SISSCAN_EVENT_CPUS);
+	json_cpu_list(w, "allowed", e, e->allowed);
+	json_cpu_list(w, "unoccupied", e, e->unoccupied);
+	json_key(w, "passed");
+	json_begin_object(w);
+	for (int f = 0; f < SIS_NR_FILTERS; f++)
+		if (es->filters & (1U << f))
+			json_cpu_list(w, filter_names[f], e, e->passed[f]);
+	json_end_object(w);
+	json_end_object(w);
+	return json_emit_line(w, es->out) ? -EIO : 0;
+}
+
+static void *drain_events(void *arg)
+{
+	struct event_stream *es = arg;
+
+	while (!es->stop)
+		ring_buffer__poll(es->rb, 100);
+	return NULL;
+}
+
 struct sisscan {
+	struct sisscan_args args;
+	struct event_stream stream;
 	struct sisscan_bpf *obj;
 	struct topology topo;
 	struct cpustate cpus;
 	struct cpustate_maps maps;
 };
+
+/* The real mask of a patched kernel, by the member the patch adds. */
+static enum sis_real_mask find_real_mask(void)
+{
+	if (kernel_struct_has_member("sched_domain_shared", "idle_cpus"))
+		return SIS_REAL_IDLE_CPUS;
+	if (kernel_struct_has_member("sched_domain_shared", "overloaded_cpus"))
+		return SIS_REAL_OVERLOADED_CPUS;
+	if (kernel_struct_has_member("sched_domain_shared", "overloaded"))
+		return SIS_REAL_OVERLOADED;
+	return SIS_REAL_NONE;
+}
+
+static int audit_setup(struct sisscan *ss, const struct common_opts *opts,
+		       char *err, size_t errlen)
+{
+	const unsigned int ticked = (1U << SIS_FILTER_UNOCCUPIED) |
+				    (1U << SIS_FILTER_OVERLOADED);
+	struct sisscan_bpf *obj = ss->obj;
+	unsigned long long tick = 0;
+	int ret;
+
+	obj->rodata->audit_filters = ss->args.filters;
+	obj->rodata->audit_delay_ns = (__u64)(ss->args.delay_ms * 1e6);
+	obj->rodata->emit_events = ss->args.events_path != NULL;
+	if (ss->args.filters & (1U << SIS_FILTER_REAL)) {
+		obj->rodata->real_mask = find_real_mask();
+		if (obj->rodata->real_mask == SIS_REAL_NONE)
+			return errmsg(err, errlen,
+				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "
+				      "(idle_cpus, overloaded_cpus or overloaded): the SIS filter patches are not applied");
+	}
+	if (ss->args.filters & ticked) {
+		/* The tick's hrtimer callback: renamed in 6.9. */
+		tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
+		if (!tick)
+			tick = kernel_symbol_address(opts->proc_root, "tick_sched_timer");
+		if (!tick)
+			return errmsg(err, errlen,
+				      "--filter unoccupied/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",
+				      opts->proc_root);
+	}
+	obj->rodata->tick_function = tick;
+	/* Without --events the ring buffer is the smallest there is. */
+	if (!ss->args.events_path) {
+		ret = bpf_map__set_max_entries(obj->maps.events, getpagesize());
+		if (ret)
+			return errmsg(err, errlen, "sizing the event buffer failed: %s",
+				      strerror(-ret));
+	}
+	return 0;
+}
 
 static int sisscan_before_load(void *user, const struct hook *chosen,
 			       const struct common_opts *opts, char *err,
@@ -169,6 +474,8 @@ static int sisscan_before_load(void *user, const struct hook *chosen,
 	ss->obj->rodata->tp_placement =
 		chosen[HOOK_SELECT_TASK_RQ_FAIR].flavour == FLAVOUR_NONE &&
 		chosen[HOOK_SCHED_WAKEUP].flavour != FLAVOUR_NONE;
+	if (audit_setup(ss, opts, err, errlen))
+		return -1;
 	return cpustate_size(&ss->maps, ss->topo.nr_cpu_ids, err, errlen);
 }
 
@@ -191,6 +498,43 @@ static int sisscan_after_load(void *user, const struct common_opts *opts,
 	return 0;
 }
 
+static int events_start(struct sisscan *ss, char *err, size_t errlen)
+{
+	struct event_stream *es = &ss->stream;
+
+	es->filters = ss->args.filters;
+	es->out = fopen(ss->args.events_path, "w");
+	if (!es->out)
+		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
+			      ss->args.events_path, strerror(errno));
+	json_init(&es->writer);
+	es->rb = ring_buffer__new(bpf_map__fd(ss->obj->maps.events), write_event,
+				  es, NULL);
+	if (!es->rb)
+		return errmsg(err, errlen, "opening the event ring buffer failed: %s",
+			      strerror(errno));
+	if (pthread_create(&es->thread, NULL, drain_events, es))
+		return errmsg(err, errlen, "cannot start the event writer thread");
+	es->running = true;
+	return 0;
+}
+
+/* After the programs are detached: the last events, then close. */
+static void events_stop(struct event_stream *es)
+{
+	if (es->running) {
+		es->stop = true;
+		pthread_join(es->thread, NULL);
+	}
+	if (es->rb) {
+		ring_buffer__consume(es->rb);
+		ring_buffer__free(es->rb);
+	}
+	if (es->out)
+		fclose(es->out);
+	json_free(&es->writer);
+}
+
 /* The scheduler's LLCs and runqueues, then the learner goes. */
 static int sisscan_after_attach(void *user, struct hook *attached,
 				const struct common_opts *opts, char *err,
@@ -205,7 +549,9 @@ static int sisscan_after_attach(void *user, struct hook *attached,
 		return 0;
 	ret = cpustate_learn(&ss->cpus, &ss->maps, &ss->topo, err, errlen);
 	hook_detach(&attached[HOOK_SCHED_UPDATE_NR_RUNNING]);
-	return ret;
+	if (ret || !ss->args.events_path)
+		return ret;
+	return events_start(ss, err, errlen);
 }
 
 static const char doc[] =
@@ -223,24 +569,36 @@ static const char doc[] =
 
 int main(int argc, char **argv)
 {
+	struct hook_spec hooks[NR_HOOKS];
+	struct metric_table table = {};
 	struct counter_tool tool = {
 		.tool = "sisscan",
 		.what = "wakeups and select_idle_sibling()",
 		.hooks = hooks,
-		.nr_hooks = ARRAY_SIZE(hooks),
-		.metrics = metrics,
-		.nr_metrics = ARRAY_SIZE(metrics),
+		.nr_hooks = NR_HOOKS,
 		.nr_counters = SISSCAN_NR_COUNTERS,
 		.before_load = sisscan_before_load,
 		.after_load = sisscan_after_load,
 		.after_attach = sisscan_after_attach,
 	};
-	struct sisscan ss = {};
+	struct sisscan ss = { .args.delay_ms = 1 };
 	struct common_opts opts;
 	struct sisscan_bpf *obj;
 	int ret;
 
-	parse_tool_args(argc, argv, doc, &opts);
+	parse_tool_args_with(argc, argv, doc, &opts, sisscan_options,
+			     parse_sisscan, &ss.args);
+	memcpy(hooks, hook_table, sizeof(hooks));
+	if (!ss.args.filters) {
+		hooks[HOOK_HRTIMER_EXPIRE_ENTRY].skip_why = "only with --filter";
+		hooks[HOOK_SCHED_SWITCH].skip_why = "only with --filter";
+	}
+	if (build_metrics(&table, &ss.args)) {
+		fprintf(stderr, "sisscan: out of memory\n");
+		return 1;
+	}
+	tool.metrics = table.metrics;
+	tool.nr_metrics = table.nr;
 	if (preflight(tool.tool, &opts))
 		return 1;
 	obj = sisscan_bpf__open();
@@ -261,7 +619,9 @@ int main(int argc, char **argv)
 	};
 	tool.user = &ss;
 	ret = counter_tool_main(&tool, &opts, obj->skeleton);
+	events_stop(&ss.stream);
 	sisscan_bpf__destroy(obj);
+	free(table.metrics);
 	topology_free(&ss.topo);
 	cpustate_free(&ss.cpus);
 	return ret;

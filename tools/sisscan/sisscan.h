@@ -13,6 +13,51 @@
 /* select_time_ns: log2 slots up to 2^38 ns. */
 #define SISSCAN_TIME_SLOTS 40
 
+/* Filters the audit can model (--filter); docs/metrics.md "Filter audit". */
+enum sis_filter {
+	SIS_FILTER_IDEAL,	/* instantaneous truth */
+	SIS_FILTER_UNOCCUPIED,	/* v4: unoccupied CPUs, updated at balancing */
+	SIS_FILTER_OVERLOADED,	/* SIS_FILTER draft: overloaded CPUs, at the tick */
+	SIS_FILTER_DELAYED,	/* the truth published --filter-delay late */
+	SIS_FILTER_REAL,	/* a patched kernel's own mask */
+	SIS_NR_FILTERS,
+};
+
+/* How the real mask in struct sched_domain_shared reads. */
+enum sis_real_mask {
+	SIS_REAL_NONE,
+	SIS_REAL_IDLE_CPUS,		/* v4 idle_cpus[]: set = scanned */
+	SIS_REAL_OVERLOADED_CPUS,	/* draft overloaded_cpus[]: set = skipped */
+	SIS_REAL_OVERLOADED,		/* seed 001 overloaded[]: set = skipped */
+};
+
+/* Counter slots of one audited filter, from SISSCAN_FILTER_BASE + f * stride. */
+enum sis_filter_counter {
+	SIS_FC_PASSED,		/* CPUs the filter let through */
+	SIS_FC_FP,		/* ... that were not unoccupied */
+	SIS_FC_FN,		/* unoccupied CPUs it filtered out */
+	SIS_FC_HID_ALL,		/* audits where it hid every unoccupied CPU */
+	SIS_FC_DEPTH_HIST,
+	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + 256,
+	SIS_FC_STRIDE = SIS_FC_AGE_HIST + 40,
+};
+
+/* One audited placement, in the opt-in event stream (--events). */
+#define SISSCAN_EVENT_CPUS 64
+struct sisscan_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns() */
+	__u32 pid, tgid;	/* the wakee */
+	__s32 waker, prev, target, chosen;
+	__u32 llc_first;	/* the LLC's CPUs: llc_cpus[llc_first + i] */
+	__u32 nr_cpus;		/* CPUs of target's LLC (bits beyond 64 dropped) */
+	__u32 domain_search;	/* the wakeup went to the domain scan */
+	__u32 domain_depth;	/* its (estimated, tracepoint tier) depth */
+	__u64 allowed;		/* bit i: llc cpu i is in p->cpus_ptr */
+	__u64 unoccupied;	/* bit i: llc cpu i was unoccupied */
+	__u64 passed[SIS_NR_FILTERS];	/* bit i: filter f let llc cpu i through */
+	__s32 cpus[SISSCAN_EVENT_CPUS];	/* llc cpu i */
+};
+
 /*
  * Per-CPU counter slots, summed by user space; names in sisscan.c and
  * docs/metrics.md. A histogram takes consecutive slots. The SIS_* block
@@ -54,7 +99,15 @@ enum sisscan_counter {
 	SISSCAN_NR_IDLE_SCAN_HIST = SISSCAN_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
 	SISSCAN_TP_DEPTH_HIST = SISSCAN_NR_IDLE_SCAN_HIST + SISSCAN_COUNT_SLOTS,
 	SISSCAN_TIME_HIST = SISSCAN_TP_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
-	SISSCAN_NR_COUNTERS = SISSCAN_TIME_HIST + SISSCAN_TIME_SLOTS,
+	/* Filter audit (--filter): common, then SIS_FC_STRIDE per filter. */
+	SISSCAN_AUDITS = SISSCAN_TIME_HIST + SISSCAN_TIME_SLOTS,
+	SISSCAN_AUDIT_CPUS,		/* LLC & allowed CPUs checked */
+	SISSCAN_AUDIT_UNOCCUPIED,	/* ... of them unoccupied */
+	SISSCAN_AUDIT_TRUNCATED,	/* LLCs over 64 CPUs: no filter depth */
+	SISSCAN_EVENTS,			/* records written to the event stream */
+	SISSCAN_EVENTS_DROPPED,		/* ... and lost (ring buffer full) */
+	SISSCAN_FILTER_BASE,
+	SISSCAN_NR_COUNTERS = SISSCAN_FILTER_BASE + SIS_NR_FILTERS * SIS_FC_STRIDE,
 };
 
 #endif
