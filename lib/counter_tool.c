@@ -208,6 +208,11 @@ static int report_counters(void *ctx, const struct run_window *window)
 			run->tool->tool, strerror(-ret));
 		return ret;
 	}
+	if (run->tool->window &&
+	    run->tool->window(run->tool->user, window->final, window->intervals)) {
+		fprintf(stderr, "%s: reading the breakdown failed\n", run->tool->tool);
+		return -EIO;
+	}
 	fill_metrics(run, window->final, values);
 	if (window->final && run->opts->stats)
 		nr_stats = bpfstats_collect(run->hooks, run->tool->nr_hooks,
@@ -237,6 +242,7 @@ int counter_tool_main(const struct counter_tool *tool,
 	run.last = calloc(tool->nr_counters, sizeof(*run.last));
 	run.now = calloc(tool->nr_counters, sizeof(*run.now));
 	run.per_cpu = calloc(run.nr_cpus > 0 ? run.nr_cpus : 1, sizeof(*run.per_cpu));
+	run.report.extra = tool->extra;
 	report_init(&run.report, tool->tool, probe_mode_name(opts->mode),
 		    opts->json, opts->timestamp, stdout);
 	if (run.nr_cpus <= 0 || !run.last || !run.now || !run.per_cpu) {

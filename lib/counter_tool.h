@@ -14,6 +14,7 @@
 #include "hooks.h"
 #include "options.h"
 #include "preflight.h"
+#include "report.h"
 
 struct bpf_object_skeleton;
 struct bpf_map;
@@ -76,6 +77,13 @@ struct counter_tool {
 			   size_t errlen);
 	int (*after_load)(void *user, const struct common_opts *opts,
 			  char *err, size_t errlen);
+	/*
+	 * Before each window is reported (after the counters are read;
+	 * final && intervals: the summary of a run with interval records),
+	 * and the tool's own report sections.
+	 */
+	int (*window)(void *user, bool final, int intervals);
+	struct report_extra extra;
 	/* After attaching, before the first window starts. */
 	int (*after_attach)(void *user, struct hook *hooks,
 			    const struct common_opts *opts, char *err,

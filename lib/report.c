@@ -11,7 +11,10 @@
 void report_init(struct report *r, const char *tool, const char *mode,
 		 bool json, bool timestamp, FILE *out)
 {
+	struct report_extra extra = r->extra;
+
 	memset(r, 0, sizeof(*r));
+	r->extra = extra;
 	r->tool = tool;
 	r->mode = mode;
 	r->json = json;
@@ -141,6 +144,8 @@ static void text_window(struct report *r, const struct run_window *window,
 			m->estimated ? ", estimated" : "");
 		hist_print(m->hist, m->unit, out);
 	}
+	if (r->extra.text)
+		r->extra.text(r->extra.ctx, out);
 	if (nr_stats) {
 		fprintf(out, "\n%-29s %11s %14s %10s %8s\n", "BPF PROGRAM",
 			"RUN_CNT", "RUN_TIME_NS", "NS/EVENT", "MISSED");
@@ -232,6 +237,8 @@ static int json_window(struct report *r, const struct run_window *window,
 		}
 		json_end_object(w);
 	}
+	if (r->extra.json)
+		r->extra.json(r->extra.ctx, w);
 	if (window->final && nr_stats) {
 		json_key(w, "prog_stats");
 		json_begin_array(w);

@@ -28,7 +28,16 @@ struct metric_value {
 	const char *unit;		/* histograms */
 };
 
+/* A tool's own sections after the metrics (e.g. a per-LLC table). */
+struct report_extra {
+	void (*text)(void *ctx, FILE *out);
+	/* Adds keys to the record object being written. */
+	void (*json)(void *ctx, struct json_writer *w);
+	void *ctx;
+};
+
 struct report {
+	struct report_extra extra;
 	const char *tool;
 	const char *mode;
 	FILE *out;

@@ -87,6 +87,48 @@ else
 	fail "built to miss: missed_idle > 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
 fi
 
+# 3b. Breakdowns. --per-cpu: the placements counted on each CPU against
+# the CPU the sleeper itself finds it runs on after each wakeup
+# (sched_getcpu() in wakeloop). -P: one row per pingpong process, adding
+# up to the whole. Per LLC (default): rows add up to the totals.
+"$BUILD/sisscan" --comm wakeloop --per-cpu --json -d 300 >"$WORK/percpu.jsonl" 2>/dev/null &
+tool=$!
+sleep 1
+"$B/wakeloop" -c 0 -n 1000 >"$WORK/landed.out"
+kill -INT $tool
+wait $tool
+mismatch=$(summary "$WORK/percpu.jsonl" | jq -r '.breakdown.rows[] | "\(.cpu) \(.placements)"' |
+	awk 'NR == FNR { if ($1 == "landed") landed[$2] = $3; next }
+	     { seen[$1] = 1; d = $2 - landed[$1]; if (d < 0) d = -d
+	       if (d > 3 + landed[$1] / 50) bad = bad " cpu" $1 ":" $2 "/" landed[$1] }
+	     END { for (c in landed) if (!(c in seen) && landed[c] > 3) bad = bad " cpu" c ":0/" landed[c]
+	           print bad }' "$WORK/landed.out" -)
+rows=$(summary "$WORK/percpu.jsonl" | jq -c '[.breakdown.rows[] | [.cpu, .placements]]')
+if [ -z "$mismatch" ] && [ "$(summary "$WORK/percpu.jsonl" | jq -r .breakdown.by)" = cpu ]; then
+	pass "--per-cpu placements = the CPUs wakeloop's sleeper woke on ($rows; landed: $(awk '/landed/ { printf "%s:%s ", $2, $3 }' "$WORK/landed.out"))"
+else
+	fail "--per-cpu placements = the CPUs the sleeper woke on" "rows $rows, mismatches:$mismatch"
+fi
+"$B/pingpong" -n 5000 -w 800 >"$WORK/pp.out" &
+pp=$!
+"$BUILD/sisscan" --comm pingpong -P --json -d 300 >"$WORK/perproc.jsonl" 2>/dev/null &
+tool=$!
+wait $pp
+kill -INT $tool
+wait $tool
+read -r parent child <<<"$(awk '/pingpong pid/ { print $3, $5 }' "$WORK/pp.out")"
+verdict=$(summary "$WORK/perproc.jsonl" | jq -r --argjson p "$parent" --argjson c "$child" '
+	([.processes[] | select(.tgid == $p or .tgid == $c)] | length) as $n |
+	([.processes[].placements] | add) as $sum |
+	([.breakdown.rows[].placements] | add) as $llc |
+	"\($n) \($sum) \($llc) \(.metrics.placements.value)"')
+read -r nrows sum llcsum total <<<"$verdict"
+if [ "$nrows" = 2 ] && [ "$sum" = "$total" ] && [ "$llcsum" = "$total" ] && [ "${total:-0}" -gt 500 ]; then
+	pass "-P: rows for both pingpong processes ($parent, $child), their placements add up to $total, and so do the LLC rows"
+else
+	fail "-P rows add up" "rows for pingpong: $nrows, process sum $sum, LLC sum $llcsum, total $total"
+fi
+
 # 4. Filter audit. ideal is the truth at the wakeup: no false positive or
 # negative by construction, so any is a bug in the accounting. The event
 # stream, recomputed in Python, must give the kernel's FP/FN exactly.

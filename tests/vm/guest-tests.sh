@@ -239,7 +239,10 @@ run_tool() {
         zero=$(printf '%s\n' "$probes" | sed -n 's/.*{"low":0,"high":0,"count":\([0-9]*\)}.*/\1/p')
         search=$(json_metrics "$summary" | awk '$1 == "sis_search" { print $3 }')
         stats=$(printf '%s\n' "$probes" | grep -o '"p50":[0-9]*,"p90":[0-9]*,"p99":[0-9]*,"max":[0-9]*')
-        if [ -n "$total" ] && [ "$total" = "$search" ] && [ "$total" -gt 0 ] &&
+        # The summary reads its counters one after another while wakeups
+        # go on: the histogram may hold a few more samples than sis_search.
+        if [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -ge "${search:-0}" ] &&
+           [ "$total" -le $((search + search / 1000 + 5)) ] &&
            [ $(( ${zero:-0} * 100 )) -le "$total" ]; then
             ok "$desc: every SIS search probed (${total} searches, ${zero:-0} without a probe, $stats)"
         else
@@ -291,8 +294,6 @@ bracket_check() {
     while ! grep -q '"type":"interval"' "$out" && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
         sleep 0.1; i=$((i + 1))
     done
-    # BRACKET_SETUP: a command that must run once the tool is attached.
-    [ -n "${BRACKET_SETUP:-}" ] && eval "$BRACKET_SETUP"
     sleep 0.3
     "$WL/kstat" "$@" >"$W/kstat.a" 2>/dev/null
     sleep 2.5
@@ -418,14 +419,13 @@ for mode in $MODES; do
         # available_idle_cpu() calls made from inside select_task_rq_fair(),
         # where every SIS stage is inlined: the caller is the return address
         # on the stack at entry, kept when it lies in the function's text.
-        # In the kprobe tier the tool's kretprobe replaces that return
-        # address by its trampoline; kprobes sharing an address run newest
-        # first, so the event is enabled only once the tool is attached.
+        # (sisscan puts no kretprobe on available_idle_cpu: one would
+        # replace that return address by its trampoline.)
         range=$(func_range select_task_rq_fair)
         if [ "$mode" != tracepoint ] && [ -n "$range" ] &&
-           echo "p:schedscan/aic available_idle_cpu caller=\$stack0:x64" >>"$TRACEFS/kprobe_events"; then
-            BRACKET_SETUP="hist_on $TRACEFS/events/schedscan/aic 'if caller >= 0x${range% *} && caller < 0x${range#* }'" \
-                bracket_check sisscan "$mode" idle_probes aic_in_strf_hits \
+           kprobe_event_on aic "available_idle_cpu caller=\$stack0:x64" \
+               "if caller >= 0x${range% *} && caller < 0x${range#* }"; then
+            bracket_check sisscan "$mode" idle_probes aic_in_strf_hits \
                 "aic_in_strf_hits=$TRACEFS/events/schedscan/aic/hist"
             kprobe_event_off aic
         fi ;;
@@ -545,8 +545,8 @@ sis_audit() {  # MODE
     audits=$(m audits); search=$(m sis_search); fp=$(m filter_ideal_fp); fn=$(m filter_ideal_fn)
     note "  $mode audit: audits=$audits sis_search=$search unoccupied fp=$(m filter_unoccupied_fp) fn=$(m filter_unoccupied_fn), overloaded fp=$(m filter_overloaded_fp) fn=$(m filter_overloaded_fn), delayed fp=$(m filter_delayed_fp) fn=$(m filter_delayed_fn)"
     if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 1000 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
-       { [ "$mode" = tracepoint ] || [ "$audits" = "$search" ]; }; then
-        ok "$desc: ideal 0 FP / 0 FN over $audits audits (= sis_search $search)"
+       [ "$audits" -ge "$search" ] && [ "$audits" -le $((search + search / 1000 + 5)) ]; then
+        ok "$desc: ideal 0 FP / 0 FN over $audits audits (sis_search $search: one audit per search)"
     else
         notok "$desc: ideal 0 FP / 0 FN # exit $rc audits '$audits' sis_search '$search' fp '$fp' fn '$fn'"
         tail -n 3 "$W/audit.err" | diag 3

@@ -21,6 +21,25 @@ const volatile bool tp_placement = false;
 
 SCHEDSCAN_COUNTER_MAP(counters, SISSCAN_NR_COUNTERS);
 
+/* Breakdowns: enum sis_breakdown, and -P. */
+const volatile __u32 breakdown = SIS_BY_LLC;
+const volatile bool per_process;
+
+/* [group * SG_NR + counter], group = LLC index or CPU; sized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} group_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SISSCAN_MAX_PROCESSES);
+	__type(key, __u32);
+	__type(value, struct sisscan_process);
+} process_counters SEC(".maps");
+
 /* SMT core index of each CPU (from sysfs; -1 unknown): S7's siblings. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -34,6 +53,73 @@ static __always_inline void count_slot(__u32 base, __u32 value, __u32 nr_slots)
 	if (value >= nr_slots)
 		value = nr_slots - 1;
 	counter_add(&counters, base + value, 1);
+}
+
+static __always_inline void group_add(int cpu, __u32 counter, __u64 delta)
+{
+	int group = breakdown == SIS_BY_CPU ? cpu : llc_of(cpu);
+
+	if (group >= 0)
+		counter_add(&group_counters, group * SG_NR + counter, delta);
+}
+
+/* The wakee's process row, created on its first wakeup. */
+static __always_inline struct sisscan_process *process_row(struct task_struct *p)
+{
+	struct sisscan_process *row, zero = {};
+	__u32 tgid;
+
+	if (!per_process)
+		return NULL;
+	tgid = BPF_CORE_READ(p, tgid);
+	row = bpf_map_lookup_elem(&process_counters, &tgid);
+	if (row)
+		return row;
+	BPF_CORE_READ_STR_INTO(&zero.comm, p, group_leader, comm);
+	bpf_map_update_elem(&process_counters, &tgid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&process_counters, &tgid);
+}
+
+/* One placement's breakdown counts, the same in every tier. */
+struct breakdown_counts {
+	int target, chosen;
+	bool domain_search, failed, unoccupied, missed;
+	__u32 depth;
+};
+
+__noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
+{
+	struct sisscan_process *row;
+
+	if (!b)
+		return 0;
+	row = process_row((struct task_struct *)task);
+	if (b->target >= 0) {
+		group_add(b->target, SG_SIS_SEARCH, 1);
+		if (b->domain_search) {
+			group_add(b->target, SG_DOMAIN_SEARCH, 1);
+			group_add(b->target, SG_DOMAIN_SCANNED, b->depth);
+		}
+		if (b->failed)
+			group_add(b->target, SG_FAILED, 1);
+	}
+	group_add(b->chosen, SG_PLACEMENTS, 1);
+	if (b->unoccupied)
+		group_add(b->chosen, SG_PLACED_UNOCCUPIED, 1);
+	if (b->missed)
+		group_add(b->chosen, SG_MISSED_IDLE, 1);
+	if (!row)
+		return 0;
+	if (b->target >= 0) {
+		row->counts[SG_SIS_SEARCH]++;
+		row->counts[SG_DOMAIN_SEARCH] += b->domain_search;
+		row->counts[SG_DOMAIN_SCANNED] += b->domain_search ? b->depth : 0;
+		row->counts[SG_FAILED] += b->failed;
+	}
+	row->counts[SG_PLACEMENTS]++;
+	row->counts[SG_PLACED_UNOCCUPIED] += b->unoccupied;
+	row->counts[SG_MISSED_IDLE] += b->missed;
+	return 0;
 }
 
 static __always_inline bool same_core(int a, int b)
@@ -88,6 +174,11 @@ static long llc_walk_cpu(__u64 index, void *ctx)
 	return walk->found && walk->target < 0;
 }
 
+static __always_inline __u64 pack_cpus(int high, int low)
+{
+	return (__u64)(__u32)high << 32 | (__u32)low;
+}
+
 struct placement {
 	bool chosen_unoccupied, missed_idle;
 	__u32 depth;		/* chosen's wrap position from target + 1 */
@@ -97,26 +188,36 @@ struct placement {
  * enqueued: the wakee is already on chosen's runqueue (sched_wakeup), so
  * it does not count against chosen being unoccupied.
  */
-static __always_inline void check_placement(struct task_struct *p, int chosen,
-					    int target, bool enqueued,
-					    struct placement *out)
+/*
+ * A global function (verified once, not at each caller): the task comes
+ * as a plain address, read with BPF_CORE_READ like any kernel pointer.
+ */
+__noinline int check_placement(__u64 task, int chosen, int target,
+			       __u32 enqueued, struct placement *out)
 {
+	struct task_struct *p = (struct task_struct *)task;
 	struct llc_walk walk = { .p = p, .chosen = chosen, .target = target };
-	unsigned int wakee_idle = enqueued && BPF_CORE_READ(p, policy) == SCHED_IDLE;
-	struct rq *rq = cpu_rq_of(chosen);
+	unsigned int wakee_idle;
+	struct rq *rq;
 
+	if (!out)
+		return 0;
+	enqueued = !!enqueued;
+	wakee_idle = enqueued && BPF_CORE_READ(p, policy) == SCHED_IDLE;
+	rq = cpu_rq_of(chosen);
 	out->chosen_unoccupied = rq && rq_unoccupied(rq, enqueued, wakee_idle);
 	out->missed_idle = false;
 	out->depth = 0;
 	if (out->chosen_unoccupied && target < 0)
-		return;
+		return 0;
 	if (llc_of(chosen) < 0)
-		return;
+		return 0;
 	walk.first = llc_first_index(chosen);
 	walk.find_unoccupied = !out->chosen_unoccupied;
 	bpf_loop(llc_weight(chosen), llc_walk_cpu, &walk, 0);
 	out->missed_idle = walk.found;
 	out->depth = walk.depth;
+	return 0;
 }
 
 /*
@@ -269,6 +370,14 @@ struct audit_walk {
 	__u32 best[8];				/* wrap position of the first hit */
 };
 
+/* The walk state lives here, not on the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct audit_walk);
+} audit_walks SEC(".maps");
+
 static __always_inline bool real_mask_passes(struct sched_domain_shared *shared,
 					     int cpu)
 {
@@ -349,9 +458,14 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 	return 0;
 }
 
+/* bpf_loop() wants its context on the stack: a pointer to the map value. */
+struct audit_ctx {
+	struct audit_walk *walk;
+};
+
 static long audit_cpu(__u64 index, void *ctx)
 {
-	struct audit_walk *walk = ctx;
+	struct audit_walk *walk = ((struct audit_ctx *)ctx)->walk;
 	int cpu = llc_cpu_at(walk->first, index);
 	__u32 pos;
 	bool truth;
@@ -403,34 +517,45 @@ static long audit_depth_cpu(__u64 index, void *ctx)
 	return 0;
 }
 
-static __always_inline void audit_placement(struct task_struct *p, int waker,
-					    int prev, int target, int chosen,
-					    bool domain_search, __u32 domain_depth)
+/* waker_prev: waker << 32 | prev; depth_search: depth << 1 | domain_search. */
+__noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
+			       int chosen, __u32 depth_search)
 {
-	struct audit_walk walk = {};
+	struct task_struct *p = (struct task_struct *)task;
+	int waker = (int)(waker_prev >> 32), prev = (int)(__u32)waker_prev;
+	bool domain_search = depth_search & 1;
+	__u32 domain_depth = depth_search >> 1;
 	struct depth_walk dw = {};
+	struct audit_walk *walk;
+	struct audit_ctx actx;
+	__u32 zero = 0;
 	struct rq *rq;
 
 	if (!audit_filters || target < 0 || llc_of(target) < 0)
-		return;
-	walk.p = p;
-	walk.now = bpf_ktime_get_ns();
-	walk.target = target;
-	walk.first = llc_first_index(target);
-	walk.n = llc_weight(target);
+		return 0;
+	walk = bpf_map_lookup_elem(&audit_walks, &zero);
+	if (!walk)
+		return 0;
+	__builtin_memset(walk, 0, sizeof(*walk));
+	walk->p = p;
+	walk->now = bpf_ktime_get_ns();
+	walk->target = target;
+	walk->first = llc_first_index(target);
+	walk->n = llc_weight(target);
 	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
-		walk.best[f] = ~0U;
+		walk->best[f] = ~0U;
 	if (real_mask != SIS_REAL_NONE) {
 		rq = cpu_rq_of(target);
-		walk.shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
+		walk->shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
 	}
-	bpf_loop(walk.n, audit_cpu, &walk, 0);
+	actx.walk = walk;
+	bpf_loop(walk->n, audit_cpu, &actx, 0);
 	counter_add(&counters, SISSCAN_AUDITS, 1);
-	counter_add(&counters, SISSCAN_AUDIT_CPUS, walk.cpus);
-	counter_add(&counters, SISSCAN_AUDIT_UNOCCUPIED, walk.unoccupied_count);
-	if (domain_search && walk.n <= 64) {
-		dw.audit = &walk;
-		bpf_loop(walk.n, audit_depth_cpu, &dw, 0);
+	counter_add(&counters, SISSCAN_AUDIT_CPUS, walk->cpus);
+	counter_add(&counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
+	if (domain_search && walk->n <= 64) {
+		dw.audit = walk;
+		bpf_loop(walk->n, audit_depth_cpu, &dw, 0);
 	} else if (domain_search) {
 		counter_add(&counters, SISSCAN_AUDIT_TRUNCATED, 1);
 	}
@@ -439,12 +564,12 @@ static __always_inline void audit_placement(struct task_struct *p, int waker,
 
 		if (!auditing(f))
 			continue;
-		counter_add(&counters, base + SIS_FC_PASSED, walk.pass_count[f]);
-		counter_add(&counters, base + SIS_FC_FP, walk.fp[f]);
-		counter_add(&counters, base + SIS_FC_FN, walk.fn[f]);
-		if (walk.unoccupied_count && !walk.pass_and_free[f])
+		counter_add(&counters, base + SIS_FC_PASSED, walk->pass_count[f]);
+		counter_add(&counters, base + SIS_FC_FP, walk->fp[f]);
+		counter_add(&counters, base + SIS_FC_FN, walk->fn[f]);
+		if (walk->unoccupied_count && !walk->pass_and_free[f])
 			counter_add(&counters, base + SIS_FC_HID_ALL, 1);
-		if (domain_search && walk.n <= 64)
+		if (domain_search && walk->n <= 64)
 			count_slot(base + SIS_FC_DEPTH_HIST, dw.depth[f],
 				   SISSCAN_COUNT_SLOTS);
 	}
@@ -453,28 +578,27 @@ static __always_inline void audit_placement(struct task_struct *p, int waker,
 
 		if (!e) {
 			counter_add(&counters, SISSCAN_EVENTS_DROPPED, 1);
-			return;
+			return 0;
 		}
-		e->ts_ns = walk.now;
+		e->ts_ns = walk->now;
 		e->pid = BPF_CORE_READ(p, pid);
 		e->tgid = BPF_CORE_READ(p, tgid);
 		e->waker = waker;
 		e->prev = prev;
 		e->target = target;
 		e->chosen = chosen;
-		e->llc_first = walk.first;
-		e->nr_cpus = walk.n;
+		e->llc = llc_of(target);
+		e->nr_cpus = walk->n;
 		e->domain_search = domain_search;
 		e->domain_depth = domain_depth;
-		e->allowed = walk.allowed;
-		e->unoccupied = walk.unoccupied;
+		e->allowed = walk->allowed;
+		e->unoccupied = walk->unoccupied;
 		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
-			e->passed[f] = walk.passed[f];
-		for (__u32 i = 0; i < SISSCAN_EVENT_CPUS; i++)
-			e->cpus[i] = i < walk.n ? llc_cpu_at(walk.first, i) : -1;
+			e->passed[f] = walk->passed[f];
 		bpf_ringbuf_submit(e, 0);
 		counter_add(&counters, SISSCAN_EVENTS, 1);
 	}
+	return 0;
 }
 
 static __always_inline int count_wakeup(struct task_struct *wakee);
@@ -509,8 +633,6 @@ struct select_state {
 	struct sis_decoder decoder;
 	struct task_struct *wakee;
 	__u64 start_ns;
-	int probe_cpu;		/* kprobe tier: argument saved at entry */
-	int share_a, share_b;
 	__u32 active;
 };
 
@@ -595,6 +717,7 @@ static __always_inline bool scan_cut_by_limit(const struct sis_decoder *dec,
 static __always_inline int select_exit(int chosen)
 {
 	struct select_state *state = this_select_state();
+	struct breakdown_counts counts = { .target = -1, .chosen = chosen };
 	struct sis_decoder *dec;
 	struct placement placed;
 	unsigned int outcome;
@@ -607,18 +730,22 @@ static __always_inline int select_exit(int chosen)
 	state->active = 0;
 	dec = &state->decoder;
 	counter_add(&counters, SISSCAN_SELECT_WAKEUPS, 1);
-	check_placement(state->wakee, chosen, -1, false, &placed);
+	check_placement((__u64)state->wakee, chosen, -1, 0, &placed);
 	counter_add(&counters, SISSCAN_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
 		counter_add(&counters, SISSCAN_PLACED_UNOCCUPIED, 1);
 	if (placed.missed_idle)
 		counter_add(&counters, SISSCAN_MISSED_IDLE, 1);
+	counts.unoccupied = placed.chosen_unoccupied;
+	counts.missed = placed.missed_idle;
 	outcome = sis_decode_finish(dec, chosen, placed.chosen_unoccupied);
 	if (outcome >= SIS_NR_OUTCOMES)
 		return 0;
 	counter_add(&counters, SISSCAN_OUTCOME + outcome, 1);
-	if (outcome == SIS_OUT_NO_SIS)
+	if (outcome == SIS_OUT_NO_SIS) {
+		count_breakdown((__u64)state->wakee, &counts);
 		return 0;
+	}
 	counter_add(&counters, SISSCAN_SIS_SEARCH, 1);
 	counter_add(&counters, SISSCAN_IDLE_PROBES, dec->probes);
 	count_slot(SISSCAN_PROBES_HIST, dec->probes, SISSCAN_COUNT_SLOTS);
@@ -629,10 +756,15 @@ static __always_inline int select_exit(int chosen)
 	if (dec->recent_probed && outcome != SIS_OUT_RECENT_HIT)
 		counter_add(&counters, SISSCAN_SIS_RECENT_MISS, 1);
 	nr_idle_scan = llc_nr_idle_scan(dec->target);
-	audit_placement(state->wakee, dec->waker, dec->prev, dec->target, chosen,
-			outcome_is_domain_search(outcome, nr_idle_scan),
-			dec->domain_probes);
-	if (!outcome_is_domain_search(outcome, nr_idle_scan))
+	counts.target = dec->target;
+	counts.domain_search = outcome_is_domain_search(outcome, nr_idle_scan);
+	counts.failed = counts.domain_search && outcome != SIS_OUT_DOMAIN_HIT;
+	counts.depth = dec->domain_probes;
+	count_breakdown((__u64)state->wakee, &counts);
+	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
+			dec->target, chosen,
+			dec->domain_probes << 1 | counts.domain_search);
+	if (!counts.domain_search)
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
@@ -640,7 +772,7 @@ static __always_inline int select_exit(int chosen)
 	if (nr_idle_scan >= 0)
 		count_slot(SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan,
 			   SISSCAN_COUNT_SLOTS);
-	if (outcome == SIS_OUT_DOMAIN_HIT)
+	if (!counts.failed)
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_FAILED, 1);
 	if (outcome == SIS_OUT_SCAN_SKIPPED)
@@ -683,25 +815,24 @@ int BPF_PROG(available_idle_cpu__fexit, int cpu, int idle)
 	return idle_probe_seen(cpu, idle);
 }
 
-/* A kretprobe sees no arguments: the entry probe keeps the CPU. */
+/*
+ * kprobe tier: entry probes only. A kretprobe would replace the caller's
+ * return address by its trampoline for every call, which also hides the
+ * caller from any other tracer (the guest tests count the calls made from
+ * select_task_rq_fair() by that address). The result is what the function
+ * computes at that instant: idle_cpu() from the runqueue (without the
+ * paravirt vcpu_is_preempted() term) ...
+ */
 SEC("kprobe/available_idle_cpu")
 int BPF_KPROBE(available_idle_cpu__kprobe, int cpu)
 {
 	struct select_state *state = this_select_state();
+	struct rq *rq;
 
-	if (state && state->active)
-		state->probe_cpu = cpu;
-	return 0;
-}
-
-SEC("kretprobe/available_idle_cpu")
-int BPF_KRETPROBE(available_idle_cpu__kretprobe, int idle)
-{
-	struct select_state *state = this_select_state();
-
-	if (state && state->active)
-		idle_probe_seen(state->probe_cpu, idle);
-	return 0;
+	if (!state || !state->active)
+		return 0;
+	rq = cpu_rq_of(cpu);
+	return idle_probe_seen(cpu, rq && rq_idle(rq, 0));
 }
 
 SEC("fexit/cpus_share_cache")
@@ -710,27 +841,11 @@ int BPF_PROG(cpus_share_cache__fexit, int a, int b, bool shared)
 	return share_cache_seen(a, b, shared);
 }
 
+/* ... and sd_llc_id equality, i.e. the same learnt LLC. */
 SEC("kprobe/cpus_share_cache")
 int BPF_KPROBE(cpus_share_cache__kprobe, int a, int b)
 {
-	struct select_state *state = this_select_state();
-
-	if (state && state->active) {
-		state->share_a = a;
-		state->share_b = b;
-	}
-	return 0;
-}
-
-SEC("kretprobe/cpus_share_cache")
-int BPF_KRETPROBE(cpus_share_cache__kretprobe, int shared)
-{
-	struct select_state *state = this_select_state();
-
-	/* bool in a register: only the low byte is defined. */
-	if (state && state->active)
-		share_cache_seen(state->share_a, state->share_b, shared & 0xff);
-	return 0;
+	return share_cache_seen(a, b, same_llc(a, b));
 }
 
 /*
@@ -820,12 +935,14 @@ static __always_inline int tp_scan_target(const struct tp_wakeup *wakeup,
  * queued: that sched_wakeup runs on chosen for a wakeup queued by another
  * CPU, possibly tens of microseconds after the choice.
  */
-static __always_inline void tp_place(struct task_struct *p,
-				     const struct tp_wakeup *wakeup, int chosen,
+static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 				     bool enqueued, bool queued)
 {
+	/* From the map, a plain address: what the global functions take. */
+	__u64 task = (__u64)wakeup->wakee;
+	struct breakdown_counts counts = { .chosen = chosen };
 	struct placement placed;
-	int target = -1, depth;
+	int target = -1, depth = 0;
 	__u32 class;
 
 	if (chosen == wakeup->prev)
@@ -848,7 +965,7 @@ static __always_inline void tp_place(struct task_struct *p,
 		placed.missed_idle = false;
 		placed.depth = 0;
 	} else {
-		check_placement(p, chosen, target, enqueued, &placed);
+		check_placement(task, chosen, target, enqueued, &placed);
 	}
 	counter_add(&counters, class, 1);
 	counter_add(&counters, SISSCAN_TP_SIS_SEARCH, 1);
@@ -858,26 +975,29 @@ static __always_inline void tp_place(struct task_struct *p,
 	if (placed.missed_idle)
 		counter_add(&counters, SISSCAN_TP_MISSED_IDLE, 1);
 	/* An unoccupied prev, waker or recent CPU: the fast path took it. */
-	if (class != SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
-		counter_add(&counters, SISSCAN_TP_SCANNED, 1);
-		audit_placement(p, wakeup->waker, wakeup->prev,
-				tp_scan_target(wakeup, chosen), chosen, false, 0);
-		return;
-	}
-	counter_add(&counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
-	if (class == SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
-		depth = placed.depth;
-	} else {
-		/* A failed scan probed up to SIS_UTIL's limit. */
-		counter_add(&counters, SISSCAN_TP_FAILED, 1);
-		depth = llc_nr_idle_scan(chosen);
-		if (depth < 0)
-			depth = 0;
+	counts.domain_search = class == SISSCAN_TP_OTHER || !placed.chosen_unoccupied;
+	if (counts.domain_search) {
+		counter_add(&counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
+		if (class == SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
+			depth = placed.depth;
+		} else {
+			/* A failed scan probed up to SIS_UTIL's limit. */
+			counter_add(&counters, SISSCAN_TP_FAILED, 1);
+			counts.failed = true;
+			depth = llc_nr_idle_scan(chosen);
+			if (depth < 0)
+				depth = 0;
+		}
+		count_slot(SISSCAN_TP_DEPTH_HIST, depth, SISSCAN_COUNT_SLOTS);
 	}
 	counter_add(&counters, SISSCAN_TP_SCANNED, 1 + depth);
-	count_slot(SISSCAN_TP_DEPTH_HIST, depth, SISSCAN_COUNT_SLOTS);
-	audit_placement(p, wakeup->waker, wakeup->prev,
-			tp_scan_target(wakeup, chosen), chosen, true, depth);
+	counts.target = tp_scan_target(wakeup, chosen);
+	counts.unoccupied = placed.chosen_unoccupied;
+	counts.missed = placed.missed_idle;
+	counts.depth = depth;
+	count_breakdown(task, &counts);
+	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),
+			counts.target, chosen, (__u32)depth << 1 | counts.domain_search);
 }
 
 /*
@@ -894,7 +1014,7 @@ static __always_inline int tp_migrate(struct task_struct *p, int dest_cpu)
 	if (!pending || pending->wakee != p || BPF_CORE_READ(p, on_rq) ||
 	    pending->waker != (int)bpf_get_smp_processor_id())
 		return 0;
-	tp_place(p, pending, dest_cpu, false, false);
+	tp_place(pending, dest_cpu, false, false);
 	pending->wakee = NULL;
 	return 0;
 }
@@ -912,7 +1032,7 @@ static __always_inline int tp_wakeup(struct task_struct *p)
 	pending = tp_slot(p);
 	if (!pending || pending->wakee != p)
 		return 0;
-	tp_place(p, pending, task_cpu_of(p), true,
+	tp_place(pending, task_cpu_of(p), true,
 		 pending->waker != (int)bpf_get_smp_processor_id());
 	pending->wakee = NULL;
 	return 0;

@@ -177,9 +177,10 @@ struct sisscan_args {
 	unsigned int filters;		/* bit per enum sis_filter */
 	double delay_ms;
 	const char *events_path;
+	bool per_cpu, per_process;
 };
 
-enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS };
+enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS, OPT_PER_CPU };
 
 static const struct argp_option sisscan_options[] = {
 	{ "filter", OPT_FILTER, "NAME[,NAME]", 0,
@@ -189,6 +190,9 @@ static const struct argp_option sisscan_options[] = {
 	  "How late the delayed filter publishes a change (default 1 ms)", 4 },
 	{ "events", OPT_EVENTS, "FILE", 0,
 	  "Write every audited wakeup to FILE as JSON Lines (needs --filter)", 4 },
+	{ "per-cpu", OPT_PER_CPU, NULL, 0,
+	  "Break the counts down per CPU instead of per LLC", 4 },
+	{ "per-process", 'P', NULL, 0, "Break the counts down per woken process", 4 },
 	{},
 };
 
@@ -230,6 +234,12 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_EVENTS:
 		args->events_path = arg;
+		break;
+	case OPT_PER_CPU:
+		args->per_cpu = true;
+		break;
+	case 'P':
+		args->per_process = true;
 		break;
 	case ARGP_KEY_END:
 		if (args->events_path && !args->filters)
@@ -335,16 +345,21 @@ struct event_stream {
 	bool running;
 	struct json_writer writer;
 	unsigned int filters;
+	const struct cpustate *cpus;	/* the LLCs, to name the CPUs */
 };
 
+/* Bit i of mask is the i-th CPU of the LLC, in ascending order. */
 static void json_cpu_list(struct json_writer *w, const char *key,
-			  const struct sisscan_event *e, __u64 mask)
+			  const struct cpumask *llc, __u64 mask)
 {
+	unsigned int i = 0;
+
 	json_key(w, key);
 	json_begin_array(w);
-	for (unsigned int i = 0; i < SISSCAN_EVENT_CPUS && i < e->nr_cpus; i++)
+	for (int cpu = cpumask_next(llc, -1); cpu >= 0 && i < SISSCAN_EVENT_CPUS;
+	     cpu = cpumask_next(llc, cpu), i++)
 		if ((mask >> i) & 1)
-			json_i64(w, e->cpus[i]);
+			json_i64(w, cpu);
 	json_end_array(w);
 }
 
@@ -353,9 +368,11 @@ static int write_event(void *ctx, void *data, size_t size)
 	struct event_stream *es = ctx;
 	const struct sisscan_event *e = data;
 	struct json_writer *w = &es->writer;
+	const struct cpumask *llc;
 
-	if (size < sizeof(*e))
+	if (size < sizeof(*e) || (int)e->llc >= es->cpus->nr_llcs)
 		return 0;
+	llc = &es->cpus->llc_cpus[e->llc];
 	json_reset(w);
 	json_begin_object(w);
 	json_key(w, "ts_ns");
@@ -380,13 +397,13 @@ static int write_event(void *ctx, void *data, size_t size)
 	json_i64(w, e->nr_cpus);
 	json_key(w, "truncated");
 	json_bool(w, e->nr_cpus > SISSCAN_EVENT_CPUS);
-	json_cpu_list(w, "allowed", e, e->allowed);
-	json_cpu_list(w, "unoccupied", e, e->unoccupied);
+	json_cpu_list(w, "allowed", llc, e->allowed);
+	json_cpu_list(w, "unoccupied", llc, e->unoccupied);
 	json_key(w, "passed");
 	json_begin_object(w);
 	for (int f = 0; f < SIS_NR_FILTERS; f++)
 		if (es->filters & (1U << f))
-			json_cpu_list(w, filter_names[f], e, e->passed[f]);
+			json_cpu_list(w, filter_names[f], llc, e->passed[f]);
 	json_end_object(w);
 	json_end_object(w);
 	return json_emit_line(w, es->out) ? -EIO : 0;
@@ -401,9 +418,264 @@ static void *drain_events(void *arg)
 	return NULL;
 }
 
+/*
+ * Breakdowns: per LLC (default) or per CPU, and per woken process (-P).
+ * The kernel keeps cumulative per-CPU sums; a window is the difference
+ * from the previous reading (the summary: since the start).
+ */
+static const char *const group_names[SG_NR] = {
+	[SG_SIS_SEARCH] = "sis_search",
+	[SG_DOMAIN_SEARCH] = "sis_domain_search",
+	[SG_DOMAIN_SCANNED] = "sis_domain_scanned",
+	[SG_FAILED] = "sis_failed",
+	[SG_PLACEMENTS] = "placements",
+	[SG_PLACED_UNOCCUPIED] = "placed_unoccupied",
+	[SG_MISSED_IDLE] = "missed_idle",
+};
+
+struct process_row {
+	__u32 tgid;
+	char comm[16];
+	unsigned long long last[SG_NR], win[SG_NR];
+};
+
+struct breakdown {
+	bool by_cpu, per_process;
+	int nr_groups, nr_possible;
+	unsigned long long *last, *win;		/* [nr_groups * SG_NR] */
+	void *scratch;				/* one key's per-CPU values */
+	struct process_row *procs;
+	int nr_procs, cap_procs;
+	const char *tier;
+	bool estimated;
+	const struct cpustate *cpus;
+	struct bpf_map *groups, *processes;
+};
+
+static int read_groups(struct breakdown *b, bool cumulative)
+{
+	unsigned long long *values = b->scratch;
+	int fd = bpf_map__fd(b->groups);
+
+	for (int key = 0; key < b->nr_groups * SG_NR; key++) {
+		unsigned long long sum = 0;
+
+		if (bpf_map_lookup_elem(fd, &key, values))
+			return -1;
+		for (int cpu = 0; cpu < b->nr_possible; cpu++)
+			sum += values[cpu];
+		b->win[key] = cumulative ? sum : sum - b->last[key];
+		b->last[key] = sum;
+	}
+	return 0;
+}
+
+static struct process_row *process_slot(struct breakdown *b, __u32 tgid)
+{
+	for (int i = 0; i < b->nr_procs; i++)
+		if (b->procs[i].tgid == tgid)
+			return &b->procs[i];
+	if (b->nr_procs == b->cap_procs) {
+		int cap = b->cap_procs ? 2 * b->cap_procs : 64;
+		struct process_row *grown = realloc(b->procs, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		b->procs = grown;
+		b->cap_procs = cap;
+	}
+	memset(&b->procs[b->nr_procs], 0, sizeof(b->procs[0]));
+	b->procs[b->nr_procs].tgid = tgid;
+	return &b->procs[b->nr_procs++];
+}
+
+static int read_processes(struct breakdown *b, bool cumulative)
+{
+	struct sisscan_process *values = b->scratch;
+	int fd = bpf_map__fd(b->processes);
+	__u32 key, next;
+	bool first = true;
+
+	for (int i = 0; i < b->nr_procs; i++)
+		memset(b->procs[i].win, 0, sizeof(b->procs[i].win));
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		struct process_row *row;
+
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;	/* removed meanwhile: never, rows stay */
+		row = process_slot(b, key);
+		if (!row)
+			return -1;
+		/* Only the CPU that created the row wrote its name. */
+		for (int cpu = 0; cpu < b->nr_possible && !row->comm[0]; cpu++)
+			memcpy(row->comm, values[cpu].comm, sizeof(row->comm));
+		row->comm[sizeof(row->comm) - 1] = '\0';
+		for (int c = 0; c < SG_NR; c++) {
+			unsigned long long sum = 0;
+
+			for (int cpu = 0; cpu < b->nr_possible; cpu++)
+				sum += values[cpu].counts[c];
+			row->win[c] = cumulative ? sum : sum - row->last[c];
+			row->last[c] = sum;
+		}
+	}
+	return 0;
+}
+
+static int breakdown_window(struct breakdown *b, bool final, int intervals)
+{
+	/* A summary after interval records: totals of the last reading. */
+	if (final && intervals) {
+		memcpy(b->win, b->last, b->nr_groups * SG_NR * sizeof(*b->win));
+		for (int i = 0; i < b->nr_procs; i++)
+			memcpy(b->procs[i].win, b->procs[i].last, sizeof(b->procs[i].win));
+		return 0;
+	}
+	if (read_groups(b, final))
+		return -1;
+	return b->per_process ? read_processes(b, final) : 0;
+}
+
+static double percent(unsigned long long part, unsigned long long whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static void group_label(const struct breakdown *b, int group, char *buf, size_t len)
+{
+	if (b->by_cpu)
+		snprintf(buf, len, "%d", group);
+	else if (b->cpus && group < b->cpus->nr_llcs)
+		cpulist_format(&b->cpus->llc_cpus[group], buf, len);
+	else
+		snprintf(buf, len, "?");
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+	const struct process_row *x = a, *y = b;
+
+	if (x->win[SG_PLACEMENTS] != y->win[SG_PLACEMENTS])
+		return x->win[SG_PLACEMENTS] < y->win[SG_PLACEMENTS] ? 1 : -1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+#define TEXT_PROCESSES 10
+
+static void breakdown_text(void *ctx, FILE *out)
+{
+	struct breakdown *b = ctx;
+	char cpus[32];
+
+	fprintf(out, "\n%-4s %-9s %10s %8s %8s %6s %10s %8s %7s\n",
+		b->by_cpu ? "CPU" : "LLC", b->by_cpu ? "" : "CPUS", "SIS_SEARCH",
+		"DOMAIN", "FAILED", "DEPTH", "PLACED", "MISSED", "MISSED%");
+	for (int g = 0; g < b->nr_groups; g++) {
+		const unsigned long long *v = &b->win[g * SG_NR];
+
+		if (!v[SG_SIS_SEARCH] && !v[SG_PLACEMENTS])
+			continue;
+		group_label(b, g, cpus, sizeof(cpus));
+		fprintf(out, "%-4d %-9.9s %10llu %8llu %8llu %6.1f %10llu %8llu %7.2f\n",
+			g, b->by_cpu ? "" : cpus, v[SG_SIS_SEARCH], v[SG_DOMAIN_SEARCH],
+			v[SG_FAILED],
+			v[SG_DOMAIN_SEARCH] ? (double)v[SG_DOMAIN_SCANNED] / v[SG_DOMAIN_SEARCH] : 0.0,
+			v[SG_PLACEMENTS], v[SG_MISSED_IDLE],
+			percent(v[SG_MISSED_IDLE], v[SG_PLACEMENTS]));
+	}
+	if (!b->per_process)
+		return;
+	qsort(b->procs, b->nr_procs, sizeof(*b->procs), compare_rows);
+	fprintf(out, "\n%-8s %-15s %10s %8s %8s %9s %8s %7s\n", "TGID", "COMM",
+		"SIS_SEARCH", "DOMAIN", "FAILED", "PLACED", "MISSED", "MISSED%");
+	for (int i = 0; i < b->nr_procs && i < TEXT_PROCESSES; i++) {
+		const struct process_row *r = &b->procs[i];
+
+		if (!r->win[SG_PLACEMENTS])
+			break;
+		fprintf(out, "%-8u %-15.15s %10llu %8llu %8llu %9llu %8llu %7.2f\n",
+			r->tgid, r->comm, r->win[SG_SIS_SEARCH], r->win[SG_DOMAIN_SEARCH],
+			r->win[SG_FAILED], r->win[SG_PLACEMENTS], r->win[SG_MISSED_IDLE],
+			percent(r->win[SG_MISSED_IDLE], r->win[SG_PLACEMENTS]));
+	}
+}
+
+static void json_counts(struct json_writer *w, const unsigned long long *v)
+{
+	for (int c = 0; c < SG_NR; c++) {
+		json_key(w, group_names[c]);
+		json_u64(w, v[c]);
+	}
+}
+
+static void breakdown_json(void *ctx, struct json_writer *w)
+{
+	struct breakdown *b = ctx;
+	char cpus[256];
+
+	json_key(w, "breakdown");
+	json_begin_object(w);
+	json_key(w, "by");
+	json_string(w, b->by_cpu ? "cpu" : "llc");
+	json_key(w, "tier");
+	json_string(w, b->tier);
+	json_key(w, "estimated");
+	json_bool(w, b->estimated);
+	json_key(w, "rows");
+	json_begin_array(w);
+	for (int g = 0; g < b->nr_groups; g++) {
+		const unsigned long long *v = &b->win[g * SG_NR];
+
+		if (!v[SG_SIS_SEARCH] && !v[SG_PLACEMENTS])
+			continue;
+		json_begin_object(w);
+		json_key(w, b->by_cpu ? "cpu" : "llc");
+		json_i64(w, g);
+		if (!b->by_cpu) {
+			group_label(b, g, cpus, sizeof(cpus));
+			json_key(w, "cpus");
+			json_string(w, cpus);
+		}
+		json_counts(w, v);
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_end_object(w);
+	if (!b->per_process)
+		return;
+	qsort(b->procs, b->nr_procs, sizeof(*b->procs), compare_rows);
+	json_key(w, "processes");
+	json_begin_array(w);
+	for (int i = 0; i < b->nr_procs; i++) {
+		const struct process_row *r = &b->procs[i];
+
+		if (!r->win[SG_PLACEMENTS])
+			break;
+		json_begin_object(w);
+		json_key(w, "tgid");
+		json_i64(w, r->tgid);
+		json_key(w, "comm");
+		json_string(w, r->comm);
+		json_counts(w, r->win);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+static void breakdown_free(struct breakdown *b)
+{
+	free(b->last);
+	free(b->win);
+	free(b->scratch);
+	free(b->procs);
+}
+
 struct sisscan {
 	struct sisscan_args args;
 	struct event_stream stream;
+	struct breakdown breakdown;
 	struct sisscan_bpf *obj;
 	struct topology topo;
 	struct cpustate cpus;
@@ -462,6 +734,50 @@ static int audit_setup(struct sisscan *ss, const struct common_opts *opts,
 	return 0;
 }
 
+static int sisscan_window(void *user, bool final, int intervals)
+{
+	struct sisscan *ss = user;
+
+	return breakdown_window(&ss->breakdown, final, intervals);
+}
+
+static int breakdown_setup(struct sisscan *ss, const struct hook *chosen,
+			   char *err, size_t errlen)
+{
+	struct breakdown *b = &ss->breakdown;
+	const struct hook *sis = &chosen[HOOK_SELECT_TASK_RQ_FAIR];
+	size_t value = sizeof(struct sisscan_process);
+	int ret;
+
+	b->by_cpu = ss->args.per_cpu;
+	b->per_process = ss->args.per_process;
+	b->nr_groups = ss->topo.nr_cpu_ids;	/* LLC indexes are below it too */
+	b->nr_possible = libbpf_num_possible_cpus();
+	b->groups = ss->obj->maps.group_counters;
+	b->processes = ss->obj->maps.process_counters;
+	b->cpus = &ss->cpus;
+	b->estimated = sis->flavour == FLAVOUR_NONE;
+	b->tier = flavour_name(b->estimated ? chosen[HOOK_SCHED_WAKEUP].flavour : sis->flavour);
+	if (b->nr_possible <= 0)
+		return errmsg(err, errlen, "cannot count the possible CPUs");
+	if (value < sizeof(unsigned long long))
+		value = sizeof(unsigned long long);
+	b->last = calloc(b->nr_groups * SG_NR, sizeof(*b->last));
+	b->win = calloc(b->nr_groups * SG_NR, sizeof(*b->win));
+	b->scratch = calloc(b->nr_possible, (value + 7) / 8 * 8);
+	if (!b->last || !b->win || !b->scratch)
+		return errmsg(err, errlen, "out of memory");
+	ss->obj->rodata->breakdown = b->by_cpu ? SIS_BY_CPU : SIS_BY_LLC;
+	ss->obj->rodata->per_process = b->per_process;
+	ret = bpf_map__set_max_entries(b->groups, b->nr_groups * SG_NR);
+	if (!ret && !b->per_process)
+		ret = bpf_map__set_max_entries(b->processes, 1);
+	if (ret)
+		return errmsg(err, errlen, "sizing the breakdown maps failed: %s",
+			      strerror(-ret));
+	return 0;
+}
+
 static int sisscan_before_load(void *user, const struct hook *chosen,
 			       const struct common_opts *opts, char *err,
 			       size_t errlen)
@@ -474,7 +790,7 @@ static int sisscan_before_load(void *user, const struct hook *chosen,
 	ss->obj->rodata->tp_placement =
 		chosen[HOOK_SELECT_TASK_RQ_FAIR].flavour == FLAVOUR_NONE &&
 		chosen[HOOK_SCHED_WAKEUP].flavour != FLAVOUR_NONE;
-	if (audit_setup(ss, opts, err, errlen))
+	if (audit_setup(ss, opts, err, errlen) || breakdown_setup(ss, chosen, err, errlen))
 		return -1;
 	return cpustate_size(&ss->maps, ss->topo.nr_cpu_ids, err, errlen);
 }
@@ -503,6 +819,7 @@ static int events_start(struct sisscan *ss, char *err, size_t errlen)
 	struct event_stream *es = &ss->stream;
 
 	es->filters = ss->args.filters;
+	es->cpus = &ss->cpus;
 	es->out = fopen(ss->args.events_path, "w");
 	if (!es->out)
 		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
@@ -580,6 +897,8 @@ int main(int argc, char **argv)
 		.before_load = sisscan_before_load,
 		.after_load = sisscan_after_load,
 		.after_attach = sisscan_after_attach,
+		.window = sisscan_window,
+		.extra = { .text = breakdown_text, .json = breakdown_json },
 	};
 	struct sisscan ss = { .args.delay_ms = 1 };
 	struct common_opts opts;
@@ -618,7 +937,9 @@ int main(int argc, char **argv)
 		.llc_cpus = obj->maps.llc_cpus,
 	};
 	tool.user = &ss;
+	tool.extra.ctx = &ss.breakdown;
 	ret = counter_tool_main(&tool, &opts, obj->skeleton);
+	breakdown_free(&ss.breakdown);
 	events_stop(&ss.stream);
 	sisscan_bpf__destroy(obj);
 	free(table.metrics);

@@ -42,20 +42,43 @@ enum sis_filter_counter {
 	SIS_FC_STRIDE = SIS_FC_AGE_HIST + 40,
 };
 
+/*
+ * Breakdown counters, per LLC (of target for the SIS counts, of chosen for
+ * the placements), per CPU (--per-cpu) or per process (-P).
+ */
+enum sis_group_counter {
+	SG_SIS_SEARCH,
+	SG_DOMAIN_SEARCH,
+	SG_DOMAIN_SCANNED,
+	SG_FAILED,
+	SG_PLACEMENTS,
+	SG_PLACED_UNOCCUPIED,
+	SG_MISSED_IDLE,
+	SG_NR,
+};
+
+#define SISSCAN_MAX_PROCESSES 10240
+
+struct sisscan_process {
+	char comm[16];
+	__u64 counts[SG_NR];
+};
+
+enum sis_breakdown { SIS_BY_LLC, SIS_BY_CPU };
+
 /* One audited placement, in the opt-in event stream (--events). */
 #define SISSCAN_EVENT_CPUS 64
 struct sisscan_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns() */
 	__u32 pid, tgid;	/* the wakee */
 	__s32 waker, prev, target, chosen;
-	__u32 llc_first;	/* the LLC's CPUs: llc_cpus[llc_first + i] */
+	__u32 llc;		/* target's LLC: bit i = its i-th CPU, ascending */
 	__u32 nr_cpus;		/* CPUs of target's LLC (bits beyond 64 dropped) */
 	__u32 domain_search;	/* the wakeup went to the domain scan */
 	__u32 domain_depth;	/* its (estimated, tracepoint tier) depth */
 	__u64 allowed;		/* bit i: llc cpu i is in p->cpus_ptr */
 	__u64 unoccupied;	/* bit i: llc cpu i was unoccupied */
 	__u64 passed[SIS_NR_FILTERS];	/* bit i: filter f let llc cpu i through */
-	__s32 cpus[SISSCAN_EVENT_CPUS];	/* llc cpu i */
 };
 
 /*
