@@ -378,14 +378,14 @@ void parse_tool_args_with(int argc, char **argv, const char *doc,
 		.doc = doc,
 		.children = children,
 	};
-	struct tool_args args = { opts, parser, input };
-
 	static char version[64];
+	struct tool_args args;
 
+	common_opts_init(opts);
+	args = (struct tool_args){ opts, parser, input };
 	snprintf(version, sizeof(version), "%s %s",
 		 program_invocation_short_name, SCHEDSCAN_VERSION);
 	argp_program_version = version;
-	common_opts_init(opts);
 	argp_parse(&argp, argc, argv, 0, NULL, &args);
 }
 

