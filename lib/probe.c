@@ -193,7 +193,7 @@ bool probe_tracepoint(const char *category, const char *tp, char *why,
 	return true;
 }
 
-bool kernel_struct_has_member(const char *struct_name, const char *member_name)
+int kernel_struct_member_offset(const char *struct_name, const char *member_name)
 {
 	struct btf *btf = vmlinux_btf();
 	const struct btf_type *t;
@@ -201,16 +201,16 @@ bool kernel_struct_has_member(const char *struct_name, const char *member_name)
 	int id;
 
 	if (!btf)
-		return false;
+		return -1;
 	id = btf__find_by_name_kind(btf, struct_name, BTF_KIND_STRUCT);
 	if (id < 0)
-		return false;
+		return -1;
 	t = btf__type_by_id(btf, id);
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++)
 		if (!strcmp(btf__name_by_offset(btf, m->name_off), member_name))
-			return true;
-	return false;
+			return btf_member_bit_offset(t, i) / 8;
+	return -1;
 }
 
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name)

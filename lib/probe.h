@@ -19,8 +19,11 @@ bool probe_tp_btf(const char *tp, char *why, size_t whylen);
 bool probe_raw_tp(const char *tp, char *why, size_t whylen);
 bool probe_tracepoint(const char *category, const char *tp, char *why,
 		      size_t whylen);
-/* The running kernel's BTF has struct_name with a member member_name. */
-bool kernel_struct_has_member(const char *struct_name, const char *member_name);
+/*
+ * Byte offset of member_name in struct_name in the running kernel's BTF,
+ * or -1 if either is missing.
+ */
+int kernel_struct_member_offset(const char *struct_name, const char *member_name);
 /*
  * Address of a text symbol in /proc/kallsyms (below proc_root), or 0
  * (also when kptr_restrict hides addresses).

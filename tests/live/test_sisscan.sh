@@ -129,6 +129,29 @@ else
 	fail "-P rows add up" "rows for pingpong: $nrows, process sum $sum, LLC sum $llcsum, total $total"
 fi
 
+# 3c. -C selects the wakee by the CPU it last ran on. wakeloop's waker is
+# pinned to CPU 0 and its sleeper moves back to CPU 0 before each sleep,
+# so -C 0 sees nearly all of its 1000 wakeups and -C 1 only those after
+# balancing moved the sleeper to CPU 1 before it slept: the sleeper
+# reports where it was just before its read() (within 3%: it can still be
+# pulled between that and sleeping).
+for cpus in 0 1; do
+	"$BUILD/sisscan" --comm wakeloop -C $cpus --json -d 300 >"$WORK/cpu$cpus.jsonl" 2>/dev/null &
+	tool=$!
+	sleep 1
+	"$B/wakeloop" -c 0 -n 1000 >"$WORK/slept$cpus.out"
+	kill -INT $tool
+	wait $tool
+done
+on0=$(metric "$WORK/cpu0.jsonl" sis_search)
+on1=$(metric "$WORK/cpu1.jsonl" sis_search)
+slept1=$(awk '$1 == "slept" && $2 == 1 { print $3 }' "$WORK/slept1.out")
+if [ "${on0:-0}" -ge 900 ] && [ -n "$on1" ] && within "$on1" "${slept1:-0}" 0 30; then
+	pass "-C selects the wakee by its last CPU: -C 0 $on0 of 1000 sleeper wakeups, -C 1 $on1 (it reported sleeping on CPU 1 ${slept1:-0} times, +-30)"
+else
+	fail "-C selects the wakee by its last CPU" "-C 0: '$on0', -C 1: '$on1', slept on CPU 1: '${slept1:-0}'"
+fi
+
 # 4. Filter audit. ideal is the truth at the wakeup: no false positive or
 # negative by construction, so any is a bug in the accounting. The event
 # stream, recomputed in Python, must give the kernel's FP/FN exactly.

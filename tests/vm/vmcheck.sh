@@ -113,24 +113,27 @@ TOOLS_SEEN=()
 for t in $(echo "${VM_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' '); do TOOLS_SEEN+=("$t"); done
 
 record() {  # record KVER RESULT(ok|not ok) DESC
-    local kver=$1 res=$2 desc=$3 tool mode key tiers
-    if [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(:\ nothing\ left\ attached)?(:\ [a-z_]+\ within\ )? ]]; then
-        tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}
-        key="$tool|$kver|$mode"
-        [[ " ${TOOLS_SEEN[*]} " == *" $tool "* ]] || TOOLS_SEEN+=("$tool")
-        if [ -n "${BASH_REMATCH[4]}" ]; then
-            # a count checked against the kernel's own counter
-            [ "$res" = ok ] || CELL[$key]=WRONG
-        elif [ -n "${BASH_REMATCH[3]}" ]; then
-            [ "$res" = ok ] || { [ "${CELL[$key]:-}" = pass ] && CELL[$key]=leak; }
-        else
+    local kver=$1 res=$2 desc=$3 tool mode key tiers rest
+    [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(.*)$ ]] || return 0
+    tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}; rest=${BASH_REMATCH[3]}
+    key="$tool|$kver|$mode"
+    [[ " ${TOOLS_SEEN[*]} " == *" $tool "* ]] || TOOLS_SEEN+=("$tool")
+    case "$rest" in
+        ": nothing left attached"*)
+            [ "$res" = ok ] || { [ "${CELL[$key]:-}" = pass ] && CELL[$key]=leak; } ;;
+        :*|" --"*)
+            # any other check of that tool and tier: a count against the
+            # kernel's own counter, a known answer, ...
+            [ "$res" = ok ] || CELL[$key]=WRONG ;;
+        *)
+            # the run itself: "TOOL --mode MODE (time; metrics)" or "# why"
             if [ "$res" = ok ]; then CELL[$key]=pass; else CELL[$key]=FAIL; fi
             if [ "$mode" = tracepoint ] && [ "$res" = ok ]; then
                 tiers=$(grep -o '\[[a-z_]*\]' <<<"$desc" | tr -d '[]' | sort -u | tr '\n' '+' | sed 's/+$//' || true)
-                [ -n "$tiers" ] && CELL[$key]="pass($tiers)"
-            fi
-        fi
-    fi
+                if [ -n "$tiers" ]; then CELL[$key]="pass($tiers)"; fi
+            fi ;;
+    esac
+    return 0
 }
 
 run_one() {  # run_one SERIES KVER
@@ -202,7 +205,8 @@ done < "$kcache/selected"
 if [ ${#KVERS[@]} -gt 0 ]; then
     modes=$(echo "${VM_MODES:-fentry,kprobe,tracepoint}" | tr ',' ' ')
     echo "vmcheck: tier matrix (pass = exit 0 + summary + metric of that tier > 0 + nothing left attached;"
-    echo "vmcheck:   FAIL = run failed, leak = BPF left attached, WRONG = count outside the kernel's own counter,"
+    echo "vmcheck:   FAIL = run failed, leak = BPF left attached, WRONG = a count outside the kernel's own counter"
+    echo "vmcheck:   or a known answer missed,"
     echo "vmcheck:   crash = guest died before the test, - = not run)"
     {
         printf '%-10s %-24s' tool kernel

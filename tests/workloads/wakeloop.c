@@ -12,8 +12,9 @@
  * CPU, each sleeping N times for SETTLE_US: timer wakeups, each on the
  * sleeper's own (idle) CPU, a case where SIS has nothing to miss.
  *
- * Prints "wakeloop: pid P sleeper T wakeups N" at the end, and the CPUs
- * the sleeper woke up on ("landed CPU COUNT" lines).
+ * Prints "wakeloop: pid P sleeper T wakeups N" at the end, the CPUs the
+ * sleeper woke up on ("landed CPU COUNT" lines) and those it went to
+ * sleep on ("slept CPU COUNT").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +33,7 @@ static int cpu = 0;
 static long wakeups = 1000;
 static long settle_us = 300;
 static int go_pipe[2], ready_pipe[2];
-static long landed[MAX_CPUS];
+static long landed[MAX_CPUS], slept_on[MAX_CPUS];
 static pid_t sleeper_tid;
 static int timer_threads;
 
@@ -69,10 +70,16 @@ static void *sleeper(void *arg)
 	for (long i = 0; i < wakeups; i++) {
 		pin(cpu);
 		pin(-1);
-		if (write(ready_pipe[1], &byte, 1) != 1 ||
-		    read(go_pipe[0], &byte, 1) != 1)
+		if (write(ready_pipe[1], &byte, 1) != 1)
 			exit(1);
+		/* Where it goes to sleep: balancing may have moved it since. */
 		int where = sched_getcpu();
+
+		if (where >= 0 && where < MAX_CPUS)
+			slept_on[where]++;
+		if (read(go_pipe[0], &byte, 1) != 1)
+			exit(1);
+		where = sched_getcpu();
 
 		if (where >= 0 && where < MAX_CPUS)
 			landed[where]++;
@@ -175,5 +182,8 @@ int main(int argc, char **argv)
 	for (int c = 0; c < MAX_CPUS; c++)
 		if (landed[c])
 			printf("landed %d %ld\n", c, landed[c]);
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (slept_on[c])
+			printf("slept %d %ld\n", c, slept_on[c]);
 	return 0;
 }

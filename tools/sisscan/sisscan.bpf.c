@@ -230,6 +230,7 @@ const volatile __u32 audit_filters;	/* bit f: enum sis_filter f audited */
 const volatile __u64 audit_delay_ns;	/* SIS_FILTER_DELAYED's lag */
 const volatile __u64 tick_function;	/* the tick's hrtimer callback */
 const volatile __u32 real_mask;		/* enum sis_real_mask */
+const volatile __u32 real_mask_offset;	/* of the mask in sched_domain_shared */
 const volatile bool emit_events;
 
 struct cpu_filter_state {
@@ -385,9 +386,9 @@ static __always_inline bool real_mask_passes(struct sched_domain_shared *shared,
 
 	if (!shared)
 		return true;
-	/* The mask is the flexible array after the struct (as the span). */
+	/* The patch's flexible array, at the offset the kernel's BTF gives. */
 	bpf_probe_read_kernel(&word, sizeof(word),
-			      (void *)shared + bpf_core_type_size(struct sched_domain_shared) +
+			      (void *)shared + real_mask_offset +
 			      ((__u32)cpu / 64) * sizeof(word));
 	word = (word >> ((__u32)cpu % 64)) & 1;
 	return real_mask == SIS_REAL_IDLE_CPUS ? word : !word;
@@ -611,9 +612,10 @@ TRACEPOINT_HOOK(sched_waking, count_wakeup(wakee), struct task_struct *wakee)
  * cannot start a placement estimate.
  */
 SEC("tracepoint/sched/sched_waking")
-int sched_waking__tp(void *ctx)
+int sched_waking__tp(struct trace_event_raw_sched_wakeup_template *ctx)
 {
-	if (!cpu_selected(bpf_get_smp_processor_id()))
+	/* The record's target_cpu is task_cpu(p) at this point: prev. */
+	if (!cpu_selected(BPF_CORE_READ(ctx, target_cpu)))
 		return 0;
 	counter_add(&counters, SISSCAN_WAKEUPS, 1);
 	return 0;
@@ -655,7 +657,7 @@ static __always_inline int select_enter(struct task_struct *wakee, int prev_cpu,
 {
 	struct select_state *state;
 
-	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(wakee))
+	if (!cpu_selected(prev_cpu) || !task_selected(wakee))
 		return 0;
 	counter_add(&counters, SISSCAN_SELECT_CALLS, 1);
 	/* Fork and exec balancing (WF_FORK, WF_EXEC) do not run SIS. */
@@ -895,7 +897,8 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 {
 	struct tp_wakeup *pending;
 
-	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(wakee))
+	/* -C selects the wakee by the CPU it last ran on, as the filters do. */
+	if (!cpu_selected(task_cpu_of(wakee)) || !task_selected(wakee))
 		return 0;
 	counter_add(&counters, SISSCAN_WAKEUPS, 1);
 	if (!tp_placement)

@@ -683,14 +683,19 @@ struct sisscan {
 };
 
 /* The real mask of a patched kernel, by the member the patch adds. */
-static enum sis_real_mask find_real_mask(void)
+static enum sis_real_mask find_real_mask(int *offset)
 {
-	if (kernel_struct_has_member("sched_domain_shared", "idle_cpus"))
-		return SIS_REAL_IDLE_CPUS;
-	if (kernel_struct_has_member("sched_domain_shared", "overloaded_cpus"))
-		return SIS_REAL_OVERLOADED_CPUS;
-	if (kernel_struct_has_member("sched_domain_shared", "overloaded"))
-		return SIS_REAL_OVERLOADED;
+	static const struct { const char *member; enum sis_real_mask kind; } masks[] = {
+		{ "idle_cpus", SIS_REAL_IDLE_CPUS },		/* v4 */
+		{ "overloaded_cpus", SIS_REAL_OVERLOADED_CPUS },	/* draft */
+		{ "overloaded", SIS_REAL_OVERLOADED },		/* seed 001 */
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
+		*offset = kernel_struct_member_offset("sched_domain_shared", masks[i].member);
+		if (*offset >= 0)
+			return masks[i].kind;
+	}
 	return SIS_REAL_NONE;
 }
 
@@ -707,7 +712,10 @@ static int audit_setup(struct sisscan *ss, const struct common_opts *opts,
 	obj->rodata->audit_delay_ns = (__u64)(ss->args.delay_ms * 1e6);
 	obj->rodata->emit_events = ss->args.events_path != NULL;
 	if (ss->args.filters & (1U << SIS_FILTER_REAL)) {
-		obj->rodata->real_mask = find_real_mask();
+		int offset = -1;
+
+		obj->rodata->real_mask = find_real_mask(&offset);
+		obj->rodata->real_mask_offset = offset;
 		if (obj->rodata->real_mask == SIS_REAL_NONE)
 			return errmsg(err, errlen,
 				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "
@@ -881,7 +889,8 @@ static const char doc[] =
 	"    sisscan --linear 5    # scan depth in linear slots\n"
 	"    sisscan --json --mode tracepoint 1\n"
 	"\n"
-	"-p, --comm and -c select the woken task; -C the CPU the event runs on.\n"
+	"-p, --comm, -c and -C select the woken task (-C: by the CPU it last ran\n"
+	"on).\n"
 	"In the tracepoint tier the SIS counters are estimates (marked ~).";
 
 int main(int argc, char **argv)
