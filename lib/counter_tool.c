@@ -33,6 +33,9 @@ struct counter_run {
 	unsigned long long *last;	/* cumulative sums at the last interval */
 	unsigned long long *now;
 	unsigned long long *per_cpu;
+	__u32 *batch_keys;
+	unsigned long long *batch_values;	/* [nr_counters][nr_cpus] */
+	bool no_batch;
 	int nr_cpus;
 	struct hist hists[COUNTER_TOOL_MAX_METRICS];	/* histogram metrics */
 	/* Where each metric is read from, once the hooks are chosen. */
@@ -44,10 +47,56 @@ struct counter_run {
 	} sources[COUNTER_TOOL_MAX_METRICS];
 };
 
+/*
+ * All counters in one BPF_MAP_LOOKUP_BATCH (a few thousand slots: one
+ * lookup each would be as many syscalls per report, slow in the TCG
+ * guests); key by key on kernels without batch lookups of arrays.
+ */
+static int read_counters_batch(struct counter_run *run)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(run->tool->counters);
+	__u32 count = run->tool->nr_counters, out_batch = 0;
+	unsigned int done = 0;
+
+	if (!run->batch_keys || !run->batch_values)
+		return -ENOMEM;
+	while (done < run->tool->nr_counters) {
+		int ret;
+
+		count = run->tool->nr_counters - done;
+		ret = bpf_map_lookup_batch(fd, done ? &out_batch : NULL, &out_batch,
+					   run->batch_keys + done,
+					   run->batch_values + (size_t)done * run->nr_cpus,
+					   &count, &opts);
+		done += count;
+		if (ret && errno == ENOENT)
+			break;
+		if (ret)
+			return -errno;
+	}
+	if (done != run->tool->nr_counters)
+		return -EIO;
+	for (unsigned int i = 0; i < done; i++) {
+		unsigned long long sum = 0;
+
+		for (int cpu = 0; cpu < run->nr_cpus; cpu++)
+			sum += run->batch_values[(size_t)i * run->nr_cpus + cpu];
+		if (run->batch_keys[i] < run->tool->nr_counters)
+			run->now[run->batch_keys[i]] = sum;
+	}
+	return 0;
+}
+
 static int read_counters(struct counter_run *run)
 {
 	int fd = bpf_map__fd(run->tool->counters);
 
+	if (!run->no_batch) {
+		if (!read_counters_batch(run))
+			return 0;
+		run->no_batch = true;
+	}
 	for (unsigned int key = 0; key < run->tool->nr_counters; key++) {
 		if (bpf_map_lookup_elem(fd, &key, run->per_cpu))
 			return -errno;
@@ -242,6 +291,9 @@ int counter_tool_main(const struct counter_tool *tool,
 	run.last = calloc(tool->nr_counters, sizeof(*run.last));
 	run.now = calloc(tool->nr_counters, sizeof(*run.now));
 	run.per_cpu = calloc(run.nr_cpus > 0 ? run.nr_cpus : 1, sizeof(*run.per_cpu));
+	run.batch_keys = calloc(tool->nr_counters, sizeof(*run.batch_keys));
+	run.batch_values = calloc((size_t)tool->nr_counters * (run.nr_cpus > 0 ? run.nr_cpus : 1),
+				  sizeof(*run.batch_values));
 	run.report.extra = tool->extra;
 	report_init(&run.report, tool->tool, probe_mode_name(opts->mode),
 		    opts->json, opts->timestamp, stdout);
@@ -316,5 +368,7 @@ out:
 	free(run.last);
 	free(run.now);
 	free(run.per_cpu);
+	free(run.batch_keys);
+	free(run.batch_values);
 	return exit_code;
 }
