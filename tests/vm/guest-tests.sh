@@ -273,7 +273,7 @@ run_tool() {
 # first interval record, i.e. is attached, or has exited (90 s at most).
 wait_attached() {
     i=0
-    while ! grep -q '"type":"interval"' "$1" && kill -0 "$2" 2>/dev/null && [ $i -lt 900 ]; do
+    while ! grep -q '"type":"interval"' "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null && [ $i -lt 900 ]; do
         sleep 0.1; i=$((i + 1))
     done
 }
