@@ -278,6 +278,22 @@ wait_attached() {
     done
 }
 
+# sisscan_around OUT ERR "WORKLOAD" ARGS...: sisscan ARGS (JSON, 1 s
+# intervals) attached before WORKLOAD starts and stopped by SIGINT after it
+# ends; its exit status in rc.
+sisscan_around() {
+    around_out=$1 around_err=$2 around_cmd=$3
+    shift 3
+    "$BIN/sisscan" "$@" --json -i 1 -d 300 >"$around_out" 2>"$around_err" &
+    tpid=$!
+    wait_attached "$around_out" $tpid
+    eval "$around_cmd"
+    sleep 0.5
+    kill -INT $tpid 2>/dev/null
+    wait $tpid
+    rc=$?
+}
+
 # ------------------------------------------- tool counts vs kernel counters
 # bracket_check TOOL MODE METRIC COUNTER: reads the kernel's own COUNTER
 # (kstat) twice while TOOL runs with 0.5 s intervals. The intervals that
@@ -472,14 +488,8 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
         LOAD_PIDS="$LOAD_PIDS $!"
     done
-    "$BIN/sisscan" --mode "$mode" --comm wakeloop --linear --json -i 1 -d 300 >"$out" 2>"$W/known.err" &
-    tpid=$!
-    wait_attached "$out" $tpid
-    "$WL/wakeloop" -c 0 -n $n >"$W/wakeloop.out" 2>&1
-    sleep 0.5
-    kill -INT $tpid 2>/dev/null
-    wait $tpid
-    rc=$?
+    sisscan_around "$out" "$W/known.err" "\"$WL/wakeloop\" -c 0 -n $n >\"$W/wakeloop.out\" 2>&1" \
+        --mode "$mode" --comm wakeloop --linear
     stop_load
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$out")
@@ -512,14 +522,8 @@ sis_no_miss() {  # MODE
     mode=$1
     desc="sisscan --mode $mode: no missed idle CPU when every wakee has its own"
     out=$W/nomiss.$mode.json
-    "$BIN/sisscan" --mode "$mode" --comm wakeloop --json -i 1 -d 300 >"$out" 2>"$W/nomiss.err" &
-    tpid=$!
-    wait_attached "$out" $tpid
-    "$WL/wakeloop" -t 4 -n 500 -s 2000 >/dev/null 2>&1
-    sleep 0.5
-    kill -INT $tpid 2>/dev/null
-    wait $tpid
-    rc=$?
+    sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >/dev/null 2>&1" \
+        --mode "$mode" --comm wakeloop
     summary=$(json_summary "$out")
     placements=$(json_metrics "$summary" | awk '$1 == "placements" { print $3 }')
     missed=$(json_metrics "$summary" | awk '$1 == "missed_idle" { print $3 }')
