@@ -284,6 +284,7 @@ wait_attached() {
 sisscan_around() {
     around_out=$1 around_err=$2 around_cmd=$3
     shift 3
+    : >"$around_out"
     "$BIN/sisscan" "$@" --json -i 1 -d 300 >"$around_out" 2>"$around_err" &
     tpid=$!
     wait_attached "$around_out" $tpid
@@ -312,7 +313,10 @@ bracket_check() {
     start_load "$tool"
     sleep 1
     # Stopped by SIGINT after the second read, so its intervals always
-    # cover both reads however slowly the guest runs.
+    # cover both reads however slowly the guest runs. The output file is
+    # emptied first: the previous check's interval records must not make
+    # wait_attached return before this tool has even started.
+    : >"$out"
     "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 120 >"$out" 2>"$W/bracket.err" &
     tpid=$!
     wait_attached "$out" $tpid
