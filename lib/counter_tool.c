@@ -32,11 +32,7 @@ struct counter_run {
 	struct report report;
 	unsigned long long *last;	/* cumulative sums at the last interval */
 	unsigned long long *now;
-	unsigned long long *per_cpu;
-	__u32 *batch_keys;
-	unsigned long long *batch_values;	/* [nr_counters][nr_cpus] */
-	bool no_batch;
-	int nr_cpus;
+	struct percpu_sums reader;	/* the counter map */
 	struct hist hists[COUNTER_TOOL_MAX_METRICS];	/* histogram metrics */
 	/* Where each metric is read from, once the hooks are chosen. */
 	struct metric_source {
@@ -47,27 +43,43 @@ struct counter_run {
 	} sources[COUNTER_TOOL_MAX_METRICS];
 };
 
+int percpu_sums_init(struct percpu_sums *r, int fd, unsigned int nr_keys,
+		     int nr_cpus)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->nr_keys = nr_keys;
+	r->nr_cpus = nr_cpus;
+	r->keys = calloc(nr_keys, sizeof(*r->keys));
+	r->values = calloc((size_t)nr_keys * nr_cpus, sizeof(*r->values));
+	return r->keys && r->values ? 0 : -ENOMEM;
+}
+
+void percpu_sums_free(struct percpu_sums *r)
+{
+	free(r->keys);
+	free(r->values);
+	memset(r, 0, sizeof(*r));
+}
+
 /*
- * All counters in one BPF_MAP_LOOKUP_BATCH (a few thousand slots: one
- * lookup each would be as many syscalls per report, slow in the TCG
- * guests); key by key on kernels without batch lookups of arrays.
+ * Every key in one BPF_MAP_LOOKUP_BATCH (a tool has thousands of slots:
+ * one lookup each would be as many syscalls per report, slow in the TCG
+ * guests).
  */
-static int read_counters_batch(struct counter_run *run)
+static int percpu_sums_batch(struct percpu_sums *r, unsigned long long *sums)
 {
 	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	int fd = bpf_map__fd(run->tool->counters);
-	__u32 count = run->tool->nr_counters, out_batch = 0;
+	__u32 count, out_batch = 0;
 	unsigned int done = 0;
 
-	if (!run->batch_keys || !run->batch_values)
-		return -ENOMEM;
-	while (done < run->tool->nr_counters) {
+	while (done < r->nr_keys) {
 		int ret;
 
-		count = run->tool->nr_counters - done;
-		ret = bpf_map_lookup_batch(fd, done ? &out_batch : NULL, &out_batch,
-					   run->batch_keys + done,
-					   run->batch_values + (size_t)done * run->nr_cpus,
+		count = r->nr_keys - done;
+		ret = bpf_map_lookup_batch(r->fd, done ? &out_batch : NULL, &out_batch,
+					   r->keys + done,
+					   r->values + (size_t)done * r->nr_cpus,
 					   &count, &opts);
 		done += count;
 		if (ret && errno == ENOENT)
@@ -75,36 +87,40 @@ static int read_counters_batch(struct counter_run *run)
 		if (ret)
 			return -errno;
 	}
-	if (done != run->tool->nr_counters)
+	if (done != r->nr_keys)
 		return -EIO;
 	for (unsigned int i = 0; i < done; i++) {
 		unsigned long long sum = 0;
 
-		for (int cpu = 0; cpu < run->nr_cpus; cpu++)
-			sum += run->batch_values[(size_t)i * run->nr_cpus + cpu];
-		if (run->batch_keys[i] < run->tool->nr_counters)
-			run->now[run->batch_keys[i]] = sum;
+		for (int cpu = 0; cpu < r->nr_cpus; cpu++)
+			sum += r->values[(size_t)i * r->nr_cpus + cpu];
+		if (r->keys[i] < r->nr_keys)
+			sums[r->keys[i]] = sum;
+	}
+	return 0;
+}
+
+int percpu_sums_read(struct percpu_sums *r, unsigned long long *sums)
+{
+	if (!r->no_batch) {
+		if (!percpu_sums_batch(r, sums))
+			return 0;
+		/* Kernels without batch lookups of arrays: key by key. */
+		r->no_batch = true;
+	}
+	for (unsigned int key = 0; key < r->nr_keys; key++) {
+		if (bpf_map_lookup_elem(r->fd, &key, r->values))
+			return -errno;
+		sums[key] = 0;
+		for (int cpu = 0; cpu < r->nr_cpus; cpu++)
+			sums[key] += r->values[cpu];
 	}
 	return 0;
 }
 
 static int read_counters(struct counter_run *run)
 {
-	int fd = bpf_map__fd(run->tool->counters);
-
-	if (!run->no_batch) {
-		if (!read_counters_batch(run))
-			return 0;
-		run->no_batch = true;
-	}
-	for (unsigned int key = 0; key < run->tool->nr_counters; key++) {
-		if (bpf_map_lookup_elem(fd, &key, run->per_cpu))
-			return -errno;
-		run->now[key] = 0;
-		for (int cpu = 0; cpu < run->nr_cpus; cpu++)
-			run->now[key] += run->per_cpu[cpu];
-	}
-	return 0;
+	return percpu_sums_read(&run->reader, run->now);
 }
 
 static unsigned long long window_count(const struct counter_run *run,
@@ -230,8 +246,6 @@ static int resolve_sources(struct counter_run *run, char *err, size_t errlen)
 		if (m->ratio[0] && (src->ratio[2] < 0))
 			return errmsg(err, errlen, "ratio %s has no denominator",
 				      m->name);
-		if (m->ratio[0])
-			src->hook = m->hook;
 		if (src->counter + (m->nr_slots ? m->nr_slots : 1) > tool->nr_counters &&
 		    !m->ratio[0])
 			return errmsg(err, errlen, "metric %s: counter out of range",
@@ -282,22 +296,18 @@ int counter_tool_main(const struct counter_tool *tool,
 	struct metric_value values[COUNTER_TOOL_MAX_METRICS];
 	struct counter_run run = { .tool = tool, .opts = opts };
 	char err[512];
-	int stats_fd = -1, exit_code = 1;
+	int stats_fd = -1, exit_code = 1, nr_cpus;
 
 	if (tool->nr_hooks > COUNTER_TOOL_MAX_HOOKS ||
 	    tool->nr_metrics > COUNTER_TOOL_MAX_METRICS)
 		return 1;
-	run.nr_cpus = libbpf_num_possible_cpus();
+	nr_cpus = libbpf_num_possible_cpus();
 	run.last = calloc(tool->nr_counters, sizeof(*run.last));
 	run.now = calloc(tool->nr_counters, sizeof(*run.now));
-	run.per_cpu = calloc(run.nr_cpus > 0 ? run.nr_cpus : 1, sizeof(*run.per_cpu));
-	run.batch_keys = calloc(tool->nr_counters, sizeof(*run.batch_keys));
-	run.batch_values = calloc((size_t)tool->nr_counters * (run.nr_cpus > 0 ? run.nr_cpus : 1),
-				  sizeof(*run.batch_values));
 	run.report.extra = tool->extra;
 	report_init(&run.report, tool->tool, probe_mode_name(opts->mode),
 		    opts->json, opts->timestamp, stdout);
-	if (run.nr_cpus <= 0 || !run.last || !run.now || !run.per_cpu) {
+	if (nr_cpus <= 0 || !run.last || !run.now) {
 		fprintf(stderr, "%s: out of memory\n", tool->tool);
 		goto out;
 	}
@@ -336,6 +346,11 @@ int counter_tool_main(const struct counter_tool *tool,
 			tool->tool, strerror(errno));
 		goto out;
 	}
+	if (percpu_sums_init(&run.reader, bpf_map__fd(tool->counters),
+			     tool->nr_counters, nr_cpus)) {
+		fprintf(stderr, "%s: out of memory\n", tool->tool);
+		goto out;
+	}
 	if (tool->after_load &&
 	    tool->after_load(tool->user, opts, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", tool->tool, err);
@@ -367,8 +382,6 @@ out:
 		hist_free(&run.hists[i]);
 	free(run.last);
 	free(run.now);
-	free(run.per_cpu);
-	free(run.batch_keys);
-	free(run.batch_values);
+	percpu_sums_free(&run.reader);
 	return exit_code;
 }

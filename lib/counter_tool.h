@@ -8,7 +8,9 @@
 #ifndef SCHEDSCAN_COUNTER_TOOL_H
 #define SCHEDSCAN_COUNTER_TOOL_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <linux/types.h>
 #include "filter.h"
 #include "hist.h"
 #include "hooks.h"
@@ -89,6 +91,24 @@ struct counter_tool {
 			    const struct common_opts *opts, char *err,
 			    size_t errlen);
 };
+
+/*
+ * The per-CPU sums of every key of a BPF_MAP_TYPE_PERCPU_ARRAY of __u64
+ * (keys 0 .. nr_keys - 1), read in one batch lookup where the kernel has
+ * them. fd: the loaded map's.
+ */
+struct percpu_sums {
+	int fd, nr_cpus;
+	unsigned int nr_keys;
+	__u32 *keys;
+	unsigned long long *values;	/* [nr_keys][nr_cpus] */
+	bool no_batch;
+};
+
+int percpu_sums_init(struct percpu_sums *r, int fd, unsigned int nr_keys,
+		     int nr_cpus);
+int percpu_sums_read(struct percpu_sums *r, unsigned long long *sums);
+void percpu_sums_free(struct percpu_sums *r);
 
 /* Runs the tool on an opened (not loaded) skeleton; returns the exit code. */
 int counter_tool_main(const struct counter_tool *tool,

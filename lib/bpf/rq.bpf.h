@@ -37,9 +37,9 @@ struct {
 } rq_of_cpu SEC(".maps");
 
 /*
- * Each CPU's LLC as the scheduler sees it (the span of its sd_llc, which
- * can differ from the caches sysfs lists: on our 6.18 VM host each CPU is
- * its own LLC), recorded by learn_rq(): word w of CPU c's at
+ * Each CPU's LLC as the scheduler sees it (the span of its sd_llc; sysfs
+ * may list no caches at all, as in our VMs), recorded by learn_rq(): word
+ * w of CPU c's at
  * c * nr_cpu_words + w. Sized by user space.
  */
 struct {
@@ -249,10 +249,9 @@ static __always_inline int llc_nr_idle_scan(int cpu)
 	return BPF_CORE_READ(llc, shared, nr_idle_scan);
 }
 
-/* cpu is in p->cpus_ptr (one word of the mask read per call). */
-static __always_inline bool task_allows_cpu(struct task_struct *p, int cpu)
+/* cpu is in a kernel cpumask, e.g. p->cpus_ptr (one word read per call). */
+static __always_inline bool cpumask_has(const struct cpumask *mask, int cpu)
 {
-	const struct cpumask *mask = BPF_CORE_READ(p, cpus_ptr);
 	__u64 word = 0;
 
 	bpf_probe_read_kernel(&word, sizeof(word),

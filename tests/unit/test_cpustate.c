@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Grouping the sd_llc spans the BPF learner records into LLCs: the
- * machines the tools meet (two sockets; a CPU per LLC, as on the 6.18 VM
- * host; an offline CPU).
+ * Grouping the sd_llc spans the BPF learner records into LLCs: two
+ * sockets; CPUs that share no cache (no domain with ->shared); an offline
+ * CPU.
  */
 #include <stdio.h>
 #include <string.h>

@@ -46,6 +46,9 @@ json_str() {
     printf '%s\n' "$1" | sed -n "s/.*\"$2\" *: *\"\\([^\"]*\\)\".*/\\1/p" | head -n 1
 }
 
+# json_metric LINE NAME: the value of one metric of a record ("" if absent)
+json_metric() { json_metrics "$1" | awk -v k="$2" '$1 == k { print $3 }'; }
+
 # json_metrics LINE: one "name tier value estimated" line per metric object
 # (flat objects after "metrics":{ that carry a "tier"; value "-" if not numeric)
 json_metrics() {
@@ -237,7 +240,7 @@ run_tool() {
         probes=$(printf '%s\n' "$summary" | grep -o '"idle_probes_per_wakeup":{"hist":{[^]]*')
         total=$(printf '%s\n' "$probes" | sed -n 's/.*"count":\([0-9]*\),"p50".*/\1/p')
         zero=$(printf '%s\n' "$probes" | sed -n 's/.*{"low":0,"high":0,"count":\([0-9]*\)}.*/\1/p')
-        search=$(json_metrics "$summary" | awk '$1 == "sis_search" { print $3 }')
+        search=$(json_metric "$summary" sis_search)
         stats=$(printf '%s\n' "$probes" | grep -o '"p50":[0-9]*,"p90":[0-9]*,"p99":[0-9]*,"max":[0-9]*')
         # The summary reads its counters one after another while wakeups
         # go on: the histogram may hold a few more samples than sis_search.
@@ -497,9 +500,10 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     stop_load
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$out")
-    m() { json_metrics "$summary" | awk -v k="$1" '$1 == k { print $3 }'; }
-    search=$(m sis_search); dsearch=$(m sis_domain_search); hit=$(m sis_domain_hit)
-    missed=$(m missed_idle)
+    search=$(json_metric "$summary" sis_search)
+    dsearch=$(json_metric "$summary" sis_domain_search)
+    hit=$(json_metric "$summary" sis_domain_hit)
+    missed=$(json_metric "$summary" missed_idle)
     depth2=$(printf '%s\n' "$summary" | grep -o '"scan_depth":{"hist":{[^]]*' |
              sed -n 's/.*{"low":2,"high":2,"count":\([0-9]*\)}.*/\1/p')
     landed2=$(awk '$1 == "landed" && $2 == 2 { print $3 }' "$W/wakeloop.out")
@@ -529,8 +533,8 @@ sis_no_miss() {  # MODE
     sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >/dev/null 2>&1" \
         --mode "$mode" --comm wakeloop
     summary=$(json_summary "$out")
-    placements=$(json_metrics "$summary" | awk '$1 == "placements" { print $3 }')
-    missed=$(json_metrics "$summary" | awk '$1 == "missed_idle" { print $3 }')
+    placements=$(json_metric "$summary" placements)
+    missed=$(json_metric "$summary" missed_idle)
     if [ "$rc" = 0 ] && [ "${placements:-0}" -ge 1900 ] &&
        [ -n "$missed" ] && [ $((missed * 1000)) -le "$placements" ]; then
         ok "$desc (missed_idle $missed of $placements placements)"
@@ -553,9 +557,15 @@ sis_audit() {  # MODE
     rc=$?
     stop_load
     summary=$(json_summary "$out")
-    m() { json_metrics "$summary" | awk -v k="$1" '$1 == k { print $3 }'; }
-    audits=$(m audits); search=$(m sis_search); fp=$(m filter_ideal_fp); fn=$(m filter_ideal_fn)
-    note "  $mode audit: audits=$audits sis_search=$search unoccupied fp=$(m filter_unoccupied_fp) fn=$(m filter_unoccupied_fn), overloaded fp=$(m filter_overloaded_fp) fn=$(m filter_overloaded_fn), delayed fp=$(m filter_delayed_fp) fn=$(m filter_delayed_fn)"
+    audits=$(json_metric "$summary" audits)
+    search=$(json_metric "$summary" sis_search)
+    fp=$(json_metric "$summary" filter_ideal_fp)
+    fn=$(json_metric "$summary" filter_ideal_fn)
+    counts=""
+    for f in unoccupied overloaded delayed; do
+        counts="$counts, $f fp=$(json_metric "$summary" filter_${f}_fp) fn=$(json_metric "$summary" filter_${f}_fn)"
+    done
+    note "  $mode audit: audits=$audits sis_search=$search$counts"
     if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 1000 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
        [ "$audits" -ge "$search" ] && [ "$audits" -le $((search + search / 1000 + 5)) ]; then
         ok "$desc: ideal 0 FP / 0 FN over $audits audits (sis_search $search: one audit per search)"

@@ -16,7 +16,7 @@
 #include "rq.bpf.h"
 #include "sisscan.h"
 
-/* Set by user space before load. The tracepoint-tier placement estimate runs (no select hook). */
+/* Set by user space before load: no select hook, so the tracepoints estimate. */
 const volatile bool tp_placement = false;
 
 SCHEDSCAN_COUNTER_MAP(counters, SISSCAN_NR_COUNTERS);
@@ -142,7 +142,7 @@ static __always_inline bool same_core(int a, int b)
  * visiting order; target < 0: not wanted).
  */
 struct llc_walk {
-	struct task_struct *p;
+	const struct cpumask *cpus_allowed;	/* p->cpus_ptr, read once */
 	__u32 first;
 	int chosen, target;
 	bool find_unoccupied, found;
@@ -163,7 +163,7 @@ static long llc_walk_cpu(__u64 index, void *ctx)
 
 	if (cpu < 0)
 		return 1;
-	if (!task_allows_cpu(walk->p, cpu))
+	if (!cpumask_has(walk->cpus_allowed, cpu))
 		return 0;
 	if (walk->target >= 0 &&
 	    wrap_position(cpu, walk->target) <= wrap_position(walk->chosen, walk->target))
@@ -186,17 +186,15 @@ struct placement {
 
 /*
  * enqueued: the wakee is already on chosen's runqueue (sched_wakeup), so
- * it does not count against chosen being unoccupied.
- */
-/*
- * A global function (verified once, not at each caller): the task comes
- * as a plain address, read with BPF_CORE_READ like any kernel pointer.
+ * it does not count against chosen being unoccupied. A global function
+ * (verified once, not at each caller): the task comes as a plain address,
+ * read with BPF_CORE_READ like any kernel pointer.
  */
 __noinline int check_placement(__u64 task, int chosen, int target,
 			       __u32 enqueued, struct placement *out)
 {
 	struct task_struct *p = (struct task_struct *)task;
-	struct llc_walk walk = { .p = p, .chosen = chosen, .target = target };
+	struct llc_walk walk = { .chosen = chosen, .target = target };
 	unsigned int wakee_idle;
 	struct rq *rq;
 
@@ -212,6 +210,7 @@ __noinline int check_placement(__u64 task, int chosen, int target,
 		return 0;
 	if (llc_of(chosen) < 0)
 		return 0;
+	walk.cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
 	walk.first = llc_first_index(chosen);
 	walk.find_unoccupied = !out->chosen_unoccupied;
 	bpf_loop(llc_weight(chosen), llc_walk_cpu, &walk, 0);
@@ -357,7 +356,7 @@ static __always_inline int filter_switch(struct task_struct *next)
 }
 
 struct audit_walk {
-	struct task_struct *p;
+	const struct cpumask *cpus_allowed;	/* the wakee's p->cpus_ptr */
 	struct sched_domain_shared *shared;	/* target LLC's, for the real mask */
 	__u64 now;
 	__u32 first, n;
@@ -455,7 +454,7 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 	/* How long the wrong bit had stood (ideal and real: unknown). */
 	if (f != SIS_FILTER_IDEAL && f != SIS_FILTER_REAL)
 		count_slot(SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
-			   log2_slot(age), 40);
+			   log2_slot(age), SISSCAN_TIME_SLOTS);
 	return 0;
 }
 
@@ -473,7 +472,7 @@ static long audit_cpu(__u64 index, void *ctx)
 
 	if (cpu < 0)
 		return 1;
-	if (!task_allows_cpu(walk->p, cpu))
+	if (!cpumask_has(walk->cpus_allowed, cpu))
 		return 0;
 	truth = cpu_unoccupied(cpu);
 	pos = wrap_position(cpu, walk->target);
@@ -538,7 +537,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	if (!walk)
 		return 0;
 	__builtin_memset(walk, 0, sizeof(*walk));
-	walk->p = p;
+	walk->cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
 	walk->now = bpf_ktime_get_ns();
 	walk->target = target;
 	walk->first = llc_first_index(target);
@@ -731,7 +730,6 @@ static __always_inline int select_exit(int chosen)
 	elapsed = bpf_ktime_get_ns() - state->start_ns;
 	state->active = 0;
 	dec = &state->decoder;
-	counter_add(&counters, SISSCAN_SELECT_WAKEUPS, 1);
 	check_placement((__u64)state->wakee, chosen, -1, 0, &placed);
 	counter_add(&counters, SISSCAN_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
@@ -865,7 +863,7 @@ struct tp_wakeup {
  * Pending placements, direct-mapped by PID: sched_wakeup of a queued
  * remote wakeup runs on the chosen CPU, so a per-CPU slot of the waker
  * would not be found there. A collision (two wakeups in flight whose PIDs
- * share a slot) loses the older one: tp_lost counts those.
+ * share a slot) loses the older one: placements_lost counts those.
  */
 #define TP_WAKEUP_SLOTS 16384
 
@@ -928,7 +926,7 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 static __always_inline int tp_scan_target(const struct tp_wakeup *wakeup,
 					  int chosen)
 {
-	if (wakeup->waker >= 0 && same_llc(chosen, wakeup->waker))
+	if (same_llc(chosen, wakeup->waker))
 		return wakeup->waker;
 	return wakeup->prev;
 }
@@ -943,7 +941,9 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 {
 	/* From the map, a plain address: what the global functions take. */
 	__u64 task = (__u64)wakeup->wakee;
-	struct breakdown_counts counts = { .chosen = chosen };
+	struct breakdown_counts counts = {
+		.chosen = chosen, .target = tp_scan_target(wakeup, chosen),
+	};
 	struct placement placed;
 	int target = -1, depth = 0;
 	__u32 class;
@@ -956,8 +956,9 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 		class = SISSCAN_TP_RECENT;
 	else
 		class = SISSCAN_TP_OTHER;
+	/* Where chosen sits in the scan order: wanted off the fast path only. */
 	if (class == SISSCAN_TP_OTHER)
-		target = tp_scan_target(wakeup, chosen);
+		target = counts.target;
 	/*
 	 * ttwu_queue_cond() queues a wakeup within the waker's LLC only on a
 	 * CPU with nothing running (6.1 to 6.18): chosen was unoccupied at the
@@ -994,7 +995,6 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 		count_slot(SISSCAN_TP_DEPTH_HIST, depth, SISSCAN_COUNT_SLOTS);
 	}
 	counter_add(&counters, SISSCAN_TP_SCANNED, 1 + depth);
-	counts.target = tp_scan_target(wakeup, chosen);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
 	counts.depth = depth;

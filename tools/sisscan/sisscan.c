@@ -331,7 +331,8 @@ static int build_metrics(struct metric_table *t, const struct sisscan_args *args
 		t->metrics[t->nr++] = (struct counter_metric){
 			.name = table_name(t, "filter_%s_stale_age_ns", n),
 			.counter = base + SIS_FC_AGE_HIST, .hook = HOOK_SCHED_SWITCH,
-			.nr_slots = 40, .kind = HIST_LOG2, .unit = "nsecs" };
+			.nr_slots = SISSCAN_TIME_SLOTS, .kind = HIST_LOG2,
+			.unit = "nsecs" };
 	}
 	return 0;
 }
@@ -442,30 +443,24 @@ struct process_row {
 struct breakdown {
 	bool by_cpu, per_process;
 	int nr_groups, nr_possible;
-	unsigned long long *last, *win;		/* [nr_groups * SG_NR] */
-	void *scratch;				/* one key's per-CPU values */
+	unsigned long long *now, *last, *win;	/* [nr_groups * SG_NR] */
+	struct percpu_sums groups;		/* group_counters */
+	struct sisscan_process *process_values;	/* one process's per-CPU rows */
 	struct process_row *procs;
 	int nr_procs, cap_procs;
 	const char *tier;
 	bool estimated;
 	const struct cpustate *cpus;
-	struct bpf_map *groups, *processes;
+	struct bpf_map *group_map, *processes;
 };
 
 static int read_groups(struct breakdown *b, bool cumulative)
 {
-	unsigned long long *values = b->scratch;
-	int fd = bpf_map__fd(b->groups);
-
+	if (percpu_sums_read(&b->groups, b->now))
+		return -1;
 	for (int key = 0; key < b->nr_groups * SG_NR; key++) {
-		unsigned long long sum = 0;
-
-		if (bpf_map_lookup_elem(fd, &key, values))
-			return -1;
-		for (int cpu = 0; cpu < b->nr_possible; cpu++)
-			sum += values[cpu];
-		b->win[key] = cumulative ? sum : sum - b->last[key];
-		b->last[key] = sum;
+		b->win[key] = cumulative ? b->now[key] : b->now[key] - b->last[key];
+		b->last[key] = b->now[key];
 	}
 	return 0;
 }
@@ -491,7 +486,7 @@ static struct process_row *process_slot(struct breakdown *b, __u32 tgid)
 
 static int read_processes(struct breakdown *b, bool cumulative)
 {
-	struct sisscan_process *values = b->scratch;
+	struct sisscan_process *values = b->process_values;
 	int fd = bpf_map__fd(b->processes);
 	__u32 key, next;
 	bool first = true;
@@ -666,9 +661,11 @@ static void breakdown_json(void *ctx, struct json_writer *w)
 
 static void breakdown_free(struct breakdown *b)
 {
+	free(b->now);
 	free(b->last);
 	free(b->win);
-	free(b->scratch);
+	percpu_sums_free(&b->groups);
+	free(b->process_values);
 	free(b->procs);
 }
 
@@ -754,30 +751,30 @@ static int breakdown_setup(struct sisscan *ss, const struct hook *chosen,
 {
 	struct breakdown *b = &ss->breakdown;
 	const struct hook *sis = &chosen[HOOK_SELECT_TASK_RQ_FAIR];
-	size_t value = sizeof(struct sisscan_process);
 	int ret;
 
 	b->by_cpu = ss->args.per_cpu;
 	b->per_process = ss->args.per_process;
 	b->nr_groups = ss->topo.nr_cpu_ids;	/* LLC indexes are below it too */
 	b->nr_possible = libbpf_num_possible_cpus();
-	b->groups = ss->obj->maps.group_counters;
+	b->group_map = ss->obj->maps.group_counters;
 	b->processes = ss->obj->maps.process_counters;
 	b->cpus = &ss->cpus;
 	b->estimated = sis->flavour == FLAVOUR_NONE;
 	b->tier = flavour_name(b->estimated ? chosen[HOOK_SCHED_WAKEUP].flavour : sis->flavour);
 	if (b->nr_possible <= 0)
 		return errmsg(err, errlen, "cannot count the possible CPUs");
-	if (value < sizeof(unsigned long long))
-		value = sizeof(unsigned long long);
+	b->now = calloc(b->nr_groups * SG_NR, sizeof(*b->now));
 	b->last = calloc(b->nr_groups * SG_NR, sizeof(*b->last));
 	b->win = calloc(b->nr_groups * SG_NR, sizeof(*b->win));
-	b->scratch = calloc(b->nr_possible, (value + 7) / 8 * 8);
-	if (!b->last || !b->win || !b->scratch)
+	b->process_values = calloc(b->nr_possible, sizeof(*b->process_values));
+	/* The map's fd exists once it is loaded: sisscan_after_load(). */
+	if (!b->now || !b->last || !b->win || !b->process_values ||
+	    percpu_sums_init(&b->groups, 0, b->nr_groups * SG_NR, b->nr_possible))
 		return errmsg(err, errlen, "out of memory");
 	ss->obj->rodata->breakdown = b->by_cpu ? SIS_BY_CPU : SIS_BY_LLC;
 	ss->obj->rodata->per_process = b->per_process;
-	ret = bpf_map__set_max_entries(b->groups, b->nr_groups * SG_NR);
+	ret = bpf_map__set_max_entries(b->group_map, b->nr_groups * SG_NR);
 	if (!ret && !b->per_process)
 		ret = bpf_map__set_max_entries(b->processes, 1);
 	if (ret)
@@ -811,6 +808,7 @@ static int sisscan_after_load(void *user, const struct common_opts *opts,
 	int fd = bpf_map__fd(ss->obj->maps.smt_core);
 
 	(void)opts;
+	ss->breakdown.groups.fd = bpf_map__fd(ss->obj->maps.group_counters);
 	for (int cpu = 0; cpu < ss->topo.nr_cpu_ids; cpu++) {
 		__u32 key = cpu;
 		__s32 core = ss->topo.core_of_cpu[cpu];

@@ -10,7 +10,7 @@
  * space shows them as log2 unless --linear.
  */
 #define SISSCAN_COUNT_SLOTS 256
-/* select_time_ns: log2 slots up to 2^38 ns. */
+/* Nanosecond histograms (select_time_ns, stale-bit ages): log2 slots up to 2^38 ns. */
 #define SISSCAN_TIME_SLOTS 40
 
 /* Filters the audit can model (--filter); docs/metrics.md "Filter audit". */
@@ -38,8 +38,8 @@ enum sis_filter_counter {
 	SIS_FC_FN,		/* unoccupied CPUs it filtered out */
 	SIS_FC_HID_ALL,		/* audits where it hid every unoccupied CPU */
 	SIS_FC_DEPTH_HIST,
-	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + 256,
-	SIS_FC_STRIDE = SIS_FC_AGE_HIST + 40,
+	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
+	SIS_FC_STRIDE = SIS_FC_AGE_HIST + SISSCAN_TIME_SLOTS,
 };
 
 /*
@@ -90,8 +90,7 @@ struct sisscan_event {
 enum sisscan_counter {
 	SISSCAN_WAKEUPS,		/* sched_waking of a selected task */
 	SISSCAN_SELECT_CALLS,		/* select_task_rq_fair() calls */
-	SISSCAN_SELECT_WAKEUPS,		/* ... of them for a wakeup (WF_TTWU) */
-	SISSCAN_SIS_SEARCH,		/* ... that ran select_idle_sibling() */
+	SISSCAN_SIS_SEARCH,		/* ... for a wakeup, that ran SIS */
 	SISSCAN_IDLE_PROBES,		/* available_idle_cpu() calls inside those */
 	SISSCAN_OUTCOME,		/* + enum sis_outcome, up to SIS_OUT_NO_SIS */
 	SISSCAN_SIS_DOMAIN_SEARCH = SISSCAN_OUTCOME + SIS_NR_OUTCOMES,
