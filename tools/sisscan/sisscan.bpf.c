@@ -746,7 +746,6 @@ static __always_inline int select_exit(int chosen)
 		count_breakdown((__u64)state->wakee, &counts);
 		return 0;
 	}
-	counter_add(&counters, SISSCAN_SIS_SEARCH, 1);
 	counter_add(&counters, SISSCAN_IDLE_PROBES, dec->probes);
 	count_slot(SISSCAN_PROBES_HIST, dec->probes, SISSCAN_COUNT_SLOTS);
 	count_slot(SISSCAN_TIME_HIST, log2_slot(elapsed), SISSCAN_TIME_SLOTS);
@@ -764,6 +763,12 @@ static __always_inline int select_exit(int chosen)
 	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
 			dec->target, chosen,
 			dec->domain_probes << 1 | counts.domain_search);
+	/*
+	 * The total after its parts (probe histogram, audit): user space
+	 * reads the counters in ascending key order while wakeups go on, so
+	 * it never sees a search whose parts it has not seen.
+	 */
+	counter_add(&counters, SISSCAN_SIS_SEARCH, 1);
 	if (!counts.domain_search)
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
@@ -972,7 +977,6 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 		check_placement(task, chosen, target, enqueued, &placed);
 	}
 	counter_add(&counters, class, 1);
-	counter_add(&counters, SISSCAN_TP_SIS_SEARCH, 1);
 	counter_add(&counters, SISSCAN_TP_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
 		counter_add(&counters, SISSCAN_TP_PLACED_UNOCCUPIED, 1);
@@ -1001,6 +1005,8 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	count_breakdown(task, &counts);
 	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),
 			counts.target, chosen, (__u32)depth << 1 | counts.domain_search);
+	/* The total after its parts, as in select_exit(). */
+	counter_add(&counters, SISSCAN_TP_SIS_SEARCH, 1);
 }
 
 /*
