@@ -38,13 +38,26 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=all
 
+# lib/ is linked as an archive, so a binary gets only the objects it uses.
+# lib/bpf/: *.bpf.h are BPF-only; plain *.h are shared with user space.
 LIB_SRCS   := $(wildcard lib/*.c)
 BPF_HDRS   := $(wildcard lib/bpf/*.h)
 LIB_HDRS   := $(wildcard lib/*.h) $(BPF_HDRS)
 LIB_OBJS   := $(patsubst lib/%.c,$(OBJ)/lib/%.o,$(LIB_SRCS))
 SAN_OBJS   := $(patsubst lib/%.c,$(OBJ)/san/%.o,$(LIB_SRCS))
+LIB_A      := $(OBJ)/libschedscan.a
+SAN_LIB_A  := $(OBJ)/libschedscan-san.a
+# A tool is tools/X/*.c (X.c has main()) plus one BPF object, X.bpf.c,
+# which may include any header of its directory.
+tool_srcs   = $(filter-out %.bpf.c,$(wildcard tools/$(1)/*.c))
+tool_objs   = $(patsubst tools/$(1)/%.c,$(OBJ)/$(1)/%.o,$(call tool_srcs,$(1)))
+tool_san    = $(patsubst tools/$(1)/%.c,$(OBJ)/$(1)/%.san.o,$(call tool_srcs,$(1)))
+tool_hdrs   = $(wildcard tools/$(1)/*.h)
+TOOL_INCS  := $(addprefix -Itools/,$(TOOLS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+# Unit tests of BPF code: tests/unit/<name>.bpf.c, loaded by test_<name>.
+UNIT_BPF   := $(patsubst tests/unit/%.bpf.c,%,$(wildcard tests/unit/*.bpf.c))
 TOOL_BINS  := $(addprefix $(BUILD)/,$(TOOLS))
 # kstat prints the kernel's own counters (lib/schedstat.c, lib/vmstat.c).
 STATIC_BINS := $(addprefix $(BUILD)/static/,$(TOOLS)) \
@@ -73,18 +86,48 @@ $(BUILD)/static $(BUILD)/static/workloads:
 
 # BPF object -> skeleton. Debug info is stripped from the embedded object
 # (the kernel only needs BTF, which llvm-strip -g keeps).
-$(OBJ)/%.bpf.o: tools/$$*/$$*.bpf.c tools/$$*/$$*.h $(BPF_HDRS) $(VMLINUX_H) | $(OBJ)
+$(OBJ)/%.bpf.o: tools/$$*/$$*.bpf.c $$(call tool_hdrs,$$*) $(BPF_HDRS) $(VMLINUX_H) | $(OBJ)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Itools/$* -c tools/$*/$*.bpf.c -o $@
 	$(Q)$(LLVM_STRIP) -g $@
 
 $(OBJ)/%.skel.h: $(OBJ)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
-$(addprefix $(OBJ)/,$(addsuffix .o,$(TOOLS))): $(OBJ)/%.o: tools/$$*/$$*.c $(OBJ)/%.skel.h tools/$$*/$$*.h $(LIB_HDRS) | $(OBJ)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itools/$* -c $< -o $@
+$(OBJ)/tests/%.bpf.o: tests/unit/%.bpf.c $(BPF_HDRS) $(VMLINUX_H)
+	@mkdir -p $(dir $@)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+# Every object of tool X sees its skeleton and its headers.
+define tool_rules
+$(OBJ)/$(1)/%.o: tools/$(1)/%.c $(OBJ)/$(1).skel.h $(call tool_hdrs,$(1)) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(call msg,CC,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) -Itools/$(1) -c $$< -o $$@
+
+$(OBJ)/$(1)/%.san.o: tools/$(1)/%.c $(OBJ)/$(1).skel.h $(call tool_hdrs,$(1)) $(LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(call msg,CC,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) -O1 $$(SAN_FLAGS) -Itools/$(1) -c $$< -o $$@
+
+$(BUILD)/$(1): $(call tool_objs,$(1)) $(LIB_A)
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$^ $$(LDLIBS) -lpthread -o $$@
+
+$(BUILD)/static/$(1): $(call tool_objs,$(1)) $(LIB_A) | $(BUILD)/static
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$^ $$(STATIC_LDLIBS) -o $$@
+
+# The frontends with sanitizers, for the live option tests.
+$(BUILD)/san/$(1): $(call tool_san,$(1)) $(SAN_LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) -O1 $$(SAN_FLAGS) $$^ $$(LDLIBS) -lpthread -o $$@
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
 
 $(OBJ)/lib/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/lib
 	$(call msg,CC,$@)
@@ -94,19 +137,19 @@ $(OBJ)/san/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/san
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
-$(TOOL_BINS): $(BUILD)/%: $(OBJ)/%.o $(LIB_OBJS)
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SAN_LIB_A): $(SAN_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/workloads/kstat: tests/workloads/kstat.c $(LIB_A) | $(BUILD)/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(addprefix $(BUILD)/static/,$(TOOLS)): $(BUILD)/static/%: $(OBJ)/%.o $(LIB_OBJS) | $(BUILD)/static
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
-
-$(BUILD)/workloads/kstat: tests/workloads/kstat.c $(LIB_OBJS) | $(BUILD)/workloads
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
-
-$(BUILD)/static/workloads/kstat: tests/workloads/kstat.c $(LIB_OBJS) | $(BUILD)/static/workloads
+$(BUILD)/static/workloads/kstat: tests/workloads/kstat.c $(LIB_A) | $(BUILD)/static/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
 
@@ -118,20 +161,13 @@ $(BUILD)/static/workloads/%: tests/workloads/%.c | $(BUILD)/static/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -lpthread -o $@
 
-# Unit tests link every lib/ object, built with ASan+UBSan.
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(SAN_OBJS) | $(BUILD)/tests/unit
+# Unit tests link the lib/ archive built with ASan+UBSan (and, for a
+# test of BPF code, its skeleton).
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(SAN_LIB_A) | $(BUILD)/tests/unit
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/unit -I$(OBJ)/tests $(TOOL_INCS) $< $(SAN_LIB_A) $(LDLIBS) -lpthread -o $@
 
-# The frontends with sanitizers, for the live option tests.
-$(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: $(OBJ)/%.c.san.o $(SAN_OBJS)
-	@mkdir -p $(dir $@)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $^ $(LDLIBS) -o $@
-
-$(addprefix $(OBJ)/,$(addsuffix .c.san.o,$(TOOLS))): $(OBJ)/%.c.san.o: tools/$$*/$$*.c $(OBJ)/%.skel.h tools/$$*/$$*.h $(LIB_HDRS) | $(OBJ)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itools/$* -c $< -o $@
+$(foreach b,$(UNIT_BPF),$(eval $(BUILD)/tests/unit/test_$(b): $(OBJ)/tests/$(b).skel.h))
 
 SAN_TOOLS := $(addprefix $(BUILD)/san/,$(TOOLS))
 

@@ -105,34 +105,35 @@ fail:
 		      strerror(errno));
 }
 
-static bool rq_known(const struct cpustate_maps *maps, int cpu)
+static bool rq_known(void *ctx, int cpu)
 {
+	const struct cpustate_maps *maps = ctx;
 	__u32 key = cpu;
 	__u64 rq = 0;
 
 	return !bpf_map_lookup_elem(bpf_map__fd(maps->rq_of_cpu), &key, &rq) && rq;
 }
 
-/* Moving onto a CPU and sleeping there changes its nr_running. */
-static int visit_cpus(const struct cpustate_maps *maps, const struct topology *t)
+/* Moving onto a CPU and sleeping there makes it switch tasks twice. */
+int cpus_visit(const struct topology *t, bool (*done)(void *ctx, int cpu), void *ctx)
 {
 	cpu_set_t saved, one;
 	int missing = -1;
 
 	if (sched_getaffinity(0, sizeof(saved), &saved))
 		return -2;
-	for (int round = 0; round < 50; round++) {
+	for (int round = 0; round < (done ? 50 : 1); round++) {
 		missing = -1;
 		for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
 			struct timespec nap = { 0, 200 * 1000 };
 
-			if (!cpumask_test(&t->online, cpu) || rq_known(maps, cpu))
+			if (!cpumask_test(&t->online, cpu) || (done && done(ctx, cpu)))
 				continue;
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
 			if (!sched_setaffinity(0, sizeof(one), &one))
 				nanosleep(&nap, NULL);
-			if (!rq_known(maps, cpu))
+			if (done && !done(ctx, cpu))
 				missing = cpu;
 		}
 		if (missing < 0)
@@ -150,7 +151,7 @@ int cpustate_learn(struct cpustate *cs, const struct cpustate_maps *maps,
 	int missing, ret;
 
 	memset(cs, 0, sizeof(*cs));
-	missing = visit_cpus(maps, t);
+	missing = cpus_visit(t, rq_known, (void *)maps);
 	if (missing == -2)
 		return errmsg(err, errlen, "reading this thread's CPU affinity failed: %s",
 			      strerror(errno));

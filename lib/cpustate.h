@@ -9,6 +9,7 @@
 #ifndef SCHEDSCAN_CPUSTATE_H
 #define SCHEDSCAN_CPUSTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "topology.h"
 
@@ -41,6 +42,15 @@ int cpustate_size(const struct cpustate_maps *maps, int nr_cpu_ids, char *err,
 int cpustate_learn(struct cpustate *cs, const struct cpustate_maps *maps,
 		   const struct topology *t, char *err, size_t errlen);
 void cpustate_free(struct cpustate *cs);
+
+/*
+ * Moves this thread onto each online CPU in turn and naps there, so each
+ * one switches tasks (what a tracepoint program learns a CPU's state
+ * from). With done, repeats until done(ctx, cpu) holds for every online
+ * CPU (50 rounds at most); without, one round. Returns -1 when all are
+ * done, a CPU that is not, or -2 if the affinity could not be read.
+ */
+int cpus_visit(const struct topology *t, bool (*done)(void *ctx, int cpu), void *ctx);
 
 /*
  * Groups per-CPU LLC spans into LLCs (exported for the unit tests):

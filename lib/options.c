@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include "httpd.h"
 #include "options.h"
 #include "util.h"
 
@@ -26,6 +27,9 @@ enum {
 	OPT_STATS,
 	OPT_COMM,
 	OPT_LINEAR,
+	OPT_TOP,
+	OPT_LISTEN,
+	OPT_PROMETHEUS_FILE,
 };
 
 static const struct argp_option common_options[] = {
@@ -39,6 +43,11 @@ static const struct argp_option common_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "Print JSON Lines (see docs/json.md)", 2 },
 	{ "linear", OPT_LINEAR, NULL, 0,
 	  "Count histograms in linear slots (default: log2)", 2 },
+	{ "top", OPT_TOP, "N", 0, "Show the N largest rows of each table", 2 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default address 127.0.0.1)", 2 },
+	{ "prometheus-file", OPT_PROMETHEUS_FILE, "PATH", 0,
+	  "Rewrite PATH atomically after each interval, for node_exporter's textfile collector", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
 	{ "stats", OPT_STATS, NULL, 0,
@@ -233,6 +242,33 @@ int parse_cgroup(const char *path, unsigned long long *id, char *err,
 	return 0;
 }
 
+int parse_output_path(const char *what, const char *path, char *err,
+		      size_t errlen)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!*path)
+		return errmsg(err, errlen, "%s needs a file name, not ''", what);
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (slash && !slash[1])
+		return errmsg(err, errlen, "%s '%s' names a directory, not a file", what, path);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return errmsg(err, errlen, "%s '%s': directory %s does not exist", what, path, dir);
+	if (access(dir, W_OK))
+		return errmsg(err, errlen, "%s '%s': cannot write in %s: %s", what, path, dir,
+			      strerror(errno));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return errmsg(err, errlen, "%s '%s' is a directory", what, path);
+	return 0;
+}
+
 static error_t parse_common(int key, char *arg, struct argp_state *state)
 {
 	struct common_opts *opts = state->input;
@@ -285,6 +321,32 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINEAR:
 		opts->linear = true;
+		break;
+	case OPT_TOP: {
+		char *end;
+		long top;
+
+		errno = 0;
+		top = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || top < 1 || top > 1000000) {
+			snprintf(err, sizeof(err),
+				 "invalid --top '%s': expected a number of rows from 1 to 1000000", arg);
+			ret = -1;
+		}
+		opts->top = (int)top;
+		break;
+	}
+	case OPT_LISTEN: {
+		struct sockaddr_storage addr;
+		socklen_t len;
+
+		ret = httpd_parse_listen(arg, &addr, &len, err, sizeof(err));
+		opts->listen = arg;
+		break;
+	}
+	case OPT_PROMETHEUS_FILE:
+		ret = parse_output_path("--prometheus-file", arg, err, sizeof(err));
+		opts->prometheus_file = arg;
 		break;
 	case 'v':
 		opts->verbose = true;

@@ -30,6 +30,9 @@ struct common_opts {
 	double duration_s;		/* 0: until Ctrl-C */
 	bool timestamp, json, verbose, stats;
 	bool linear;			/* count histograms: linear, not log2 */
+	int top;			/* table rows in text, 0: each table's default */
+	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
+	const char *prometheus_file;	/* --prometheus-file PATH */
 	enum probe_mode mode;
 	/* Where to look things up; tests point these at fixtures. */
 	const char *proc_root, *sysfs_root;
@@ -76,5 +79,8 @@ int parse_cpus(const char *text, const char *sysfs_root, struct cpumask *out,
 	       char *err, size_t errlen);
 int parse_cgroup(const char *path, unsigned long long *id, char *err,
 		 size_t errlen);
+/* A file the tool will (re)create: its directory must exist and be writable. */
+int parse_output_path(const char *what, const char *path, char *err,
+		      size_t errlen);
 
 #endif

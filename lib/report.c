@@ -6,15 +6,14 @@
 #include "hist.h"
 #include "preflight.h"
 #include "report.h"
+#include "openmetrics.h"
 #include "runloop.h"
+#include "table.h"
 
 void report_init(struct report *r, const char *tool, const char *mode,
 		 bool json, bool timestamp, FILE *out)
 {
-	struct report_extra extra = r->extra;
-
 	memset(r, 0, sizeof(*r));
-	r->extra = extra;
 	r->tool = tool;
 	r->mode = mode;
 	r->json = json;
@@ -100,9 +99,10 @@ static void print_clock(FILE *out, double when)
 	fprintf(out, "%s\n", buf);
 }
 
-static void text_window(struct report *r, const struct run_window *window,
-			const struct metric_value *metrics, int nr_metrics,
-			const struct prog_stat *stats, int nr_stats)
+static int text_window(struct report *r, const struct run_window *window,
+		       const struct metric_value *metrics, int nr_metrics,
+		       struct table *const *tables, int nr_tables, int top,
+		       const struct prog_stat *stats, int nr_stats)
 {
 	double seconds = window->end_mono - window->start_mono;
 	FILE *out = r->out;
@@ -144,8 +144,8 @@ static void text_window(struct report *r, const struct run_window *window,
 			m->estimated ? ", estimated" : "");
 		hist_print(m->hist, m->unit, out);
 	}
-	if (r->extra.text)
-		r->extra.text(r->extra.ctx, out);
+	for (int i = 0; i < nr_tables; i++)
+		table_text(tables[i], out, top);
 	if (nr_stats) {
 		fprintf(out, "\n%-29s %11s %14s %10s %8s\n", "BPF PROGRAM",
 			"RUN_CNT", "RUN_TIME_NS", "NS/EVENT", "MISSED");
@@ -156,7 +156,10 @@ static void text_window(struct report *r, const struct run_window *window,
 				prog_stat_ns_per_event(&stats[i]),
 				stats[i].recursion_misses);
 	}
-	fflush(out);
+	/* A full disk or a closed stdout is an error, never silence. */
+	if (fflush(out) || ferror(out))
+		return -1;
+	return 0;
 }
 
 static void json_metric(struct json_writer *w, const struct metric_value *m)
@@ -188,6 +191,7 @@ static void json_metric(struct json_writer *w, const struct metric_value *m)
 
 static int json_window(struct report *r, const struct run_window *window,
 		       const struct metric_value *metrics, int nr_metrics,
+		       struct table *const *tables, int nr_tables,
 		       const struct prog_stat *stats, int nr_stats)
 {
 	struct json_writer *w = &r->writer;
@@ -237,8 +241,8 @@ static int json_window(struct report *r, const struct run_window *window,
 		}
 		json_end_object(w);
 	}
-	if (r->extra.json)
-		r->extra.json(r->extra.ctx, w);
+	for (int i = 0; i < nr_tables; i++)
+		table_json(tables[i], w);
 	if (window->final && nr_stats) {
 		json_key(w, "prog_stats");
 		json_begin_array(w);
@@ -264,11 +268,81 @@ static int json_window(struct report *r, const struct run_window *window,
 
 int report_window(struct report *r, const struct run_window *window,
 		  const struct metric_value *metrics, int nr_metrics,
+		  struct table *const *tables, int nr_tables, int top,
 		  const struct prog_stat *stats, int nr_stats)
 {
 	if (r->json)
-		return json_window(r, window, metrics, nr_metrics, stats,
-				   nr_stats);
-	text_window(r, window, metrics, nr_metrics, stats, nr_stats);
-	return 0;
+		return json_window(r, window, metrics, nr_metrics, tables,
+				   nr_tables, stats, nr_stats);
+	return text_window(r, window, metrics, nr_metrics, tables, nr_tables,
+			   top, stats, nr_stats);
+}
+
+/*
+ * schedscan_<tool>_<name><suffix>; a trailing _ns becomes _seconds.
+ * Returns what the values divide by: 1e9 for those, else 1.
+ */
+static double om_family_name(const struct report *r, const char *name,
+			     const char *suffix, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+	bool ns = n > 3 && !strcmp(name + n - 3, "_ns");
+
+	snprintf(buf, len, "schedscan_%s_%.*s%s%s", r->tool,
+		 (int)(ns ? n - 3 : n), name, ns ? "_seconds" : "", suffix);
+	return ns ? 1e9 : 1.0;
+}
+
+void report_openmetrics(const struct report *r, const struct metric_value *metrics,
+			int nr_metrics, struct strbuf *out)
+{
+	struct om_label labels[3];
+	char family[160], help[256];
+	bool any_missing = false;
+
+	snprintf(family, sizeof(family), "schedscan_%s_info", r->tool);
+	om_header(out, family, "gauge", "the tool, its version, the kernel and the --mode asked for");
+	labels[0] = (struct om_label){ "version", SCHEDSCAN_VERSION };
+	labels[1] = (struct om_label){ "kernel", kernel_release() };
+	labels[2] = (struct om_label){ "mode", r->mode };
+	om_sample_u64(out, family, NULL, labels, 3, 1);
+	for (int i = 0; i < nr_metrics; i++) {
+		const struct metric_value *m = &metrics[i];
+		double divisor;
+
+		if (!m->available) {
+			any_missing = true;
+			continue;
+		}
+		labels[0] = (struct om_label){ "tier", m->tier };
+		labels[1] = (struct om_label){ "estimated", m->estimated ? "true" : "false" };
+		snprintf(help, sizeof(help), "%s (docs/metrics.md)%s",
+			 m->help ? m->help : m->name,
+			 m->is_ratio ? ", over the whole run" : ", since the tool started");
+		if (m->hist) {
+			divisor = om_family_name(r, m->name, "", family, sizeof(family));
+			om_header(out, family, "histogram", help);
+			om_histogram(out, family, labels, 2, m->hist,
+				     m->has_sum ? (double)m->sum : NAN, divisor);
+		} else if (m->is_ratio) {
+			om_family_name(r, m->name, "", family, sizeof(family));
+			om_header(out, family, "gauge", help);
+			om_sample_double(out, family, NULL, labels, 2, m->ratio);
+		} else {
+			om_family_name(r, m->name, "_total", family, sizeof(family));
+			om_header(out, family, "counter", help);
+			om_sample_u64(out, family, NULL, labels, 2, m->value);
+		}
+	}
+	if (!any_missing)
+		return;
+	snprintf(family, sizeof(family), "schedscan_%s_unavailable", r->tool);
+	om_header(out, family, "gauge", "1 for each metric this run cannot measure, with the reason");
+	for (int i = 0; i < nr_metrics; i++) {
+		if (metrics[i].available)
+			continue;
+		labels[0] = (struct om_label){ "metric", metrics[i].name };
+		labels[1] = (struct om_label){ "reason", metrics[i].why ? metrics[i].why : "" };
+		om_sample_u64(out, family, NULL, labels, 2, 1);
+	}
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One report = one window of metrics, printed as an 80-column text
- * block or as one JSON Lines record (docs/json.md). Every metric carries
- * the flavour that measured it and whether it is an estimate.
+ * One report = one window of metrics and tables, printed as an
+ * 80-column text block or as one JSON Lines record (docs/json.md); the
+ * same values, cumulative, as OpenMetrics (docs/openmetrics.md). Every
+ * metric carries the flavour that measured it and whether it is an
+ * estimate.
  */
 #ifndef SCHEDSCAN_REPORT_H
 #define SCHEDSCAN_REPORT_H
@@ -14,6 +16,8 @@
 struct run_window;
 struct hist;
 struct prog_stat;
+struct strbuf;
+struct table;
 
 struct metric_value {
 	const char *name;	/* as defined in docs/metrics.md */
@@ -26,18 +30,12 @@ struct metric_value {
 	double ratio;
 	const struct hist *hist;	/* histograms (value unused) */
 	const char *unit;		/* histograms */
-};
-
-/* A tool's own sections after the metrics (e.g. a per-LLC table). */
-struct report_extra {
-	void (*text)(void *ctx, FILE *out);
-	/* Adds keys to the record object being written. */
-	void (*json)(void *ctx, struct json_writer *w);
-	void *ctx;
+	bool has_sum;			/* histograms: sum of the values known */
+	unsigned long long sum;
+	const char *help;		/* OpenMetrics HELP; NULL: the name */
 };
 
 struct report {
-	struct report_extra extra;
 	const char *tool;
 	const char *mode;
 	FILE *out;
@@ -51,8 +49,13 @@ void report_free(struct report *r);
 /* Text banner (nothing in JSON mode): what is traced and by which tier. */
 void report_banner(struct report *r, const char *what,
 		   const struct metric_value *metrics, int nr_metrics);
+/* top: rows per table in text (0: each table's default). */
 int report_window(struct report *r, const struct run_window *window,
 		  const struct metric_value *metrics, int nr_metrics,
+		  struct table *const *tables, int nr_tables, int top,
 		  const struct prog_stat *stats, int nr_stats);
+/* The metrics as OpenMetrics families (values cumulative since the start). */
+void report_openmetrics(const struct report *r, const struct metric_value *metrics,
+			int nr_metrics, struct strbuf *out);
 
 #endif

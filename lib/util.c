@@ -106,3 +106,47 @@ double realtime_seconds(void)
 {
 	return clock_seconds(CLOCK_REALTIME);
 }
+
+unsigned long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->buf ? b->buf + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		if (grow_array((void **)&b->buf, &b->cap, b->len + (size_t)n + 1, 1)) {
+			b->failed = 1;
+			return;
+		}
+	}
+}
+
+void strbuf_free(struct strbuf *b)
+{
+	free(b->buf);
+	b->buf = NULL;
+	b->len = b->cap = 0;
+	b->failed = 0;
+}

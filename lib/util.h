@@ -23,5 +23,18 @@ int grow_array(void **buf, size_t *cap, size_t need, size_t size);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
 double monotonic_seconds(void);
 double realtime_seconds(void);
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
+unsigned long long monotonic_ns(void);
+
+/* A growing text buffer; after an allocation failure it only sets failed. */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	int failed;
+};
+
+void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_free(struct strbuf *b);
 
 #endif

@@ -8,10 +8,11 @@ packages=(
 	make gcc clang llvm			# build, llvm-strip
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	python3 python3-jsonschema jq		# JSON output checks
+	prometheus prometheus-node-exporter curl	# OpenMetrics output checks
 	linux-perf bpftrace			# independent counters in tests
 	libbpf-tools stress-ng rt-tests		# bench comparison and workloads
 	qemu-system-x86 busybox-static cpio kmod	# tests/vm guests
-	util-linux procps
+	util-linux procps iproute2
 )
 
 missing=()

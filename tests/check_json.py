@@ -62,6 +62,30 @@ def main():
             total = sum(r["metrics"].get(name, {}).get("value", 0) for r in intervals)
             if total != metric["value"]:
                 problems.append(f"{name}: intervals add up to {total}, summary says {metric['value']}")
+        # Tables: every key's counters add up too (keys: the "by" fields).
+        for table, body in summary.items():
+            if not isinstance(body, dict) or "rows" not in body or "by" not in body:
+                continue
+            keys = body["by"].split("+")
+            totals = {}
+            for r in intervals:
+                for row in r.get(table, {}).get("rows", []):
+                    key = tuple(row.get(k) for k in keys)
+                    for name, value in row.items():
+                        if name in keys or not isinstance(value, int):
+                            continue
+                        totals[(key, name)] = totals.get((key, name), 0) + value
+            for row in body["rows"]:
+                key = tuple(row.get(k) for k in keys)
+                for name, value in row.items():
+                    if name in keys or not isinstance(value, int):
+                        continue
+                    got = totals.pop((key, name), 0)
+                    if got != value:
+                        problems.append(f"{table} {dict(zip(keys, key))} {name}: intervals add up to {got}, summary says {value}")
+            for (key, name), got in totals.items():
+                if got:
+                    problems.append(f"{table} {dict(zip(keys, key))} {name}: {got} in intervals, no summary row")
     if expect_intervals is not None and len(intervals) != expect_intervals:
         problems.append(f"expected {expect_intervals} interval records, got {len(intervals)}")
     for p in problems:

@@ -11,7 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "core_fixes.bpf.h"
-#include "filter.h"
+#include "selection.h"
 
 /* include/uapi/linux/sched.h: #defines, so not in BTF. */
 #define SCHED_NORMAL 0

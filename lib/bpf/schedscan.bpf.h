@@ -11,7 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "filter.h"
+#include "selection.h"
 #include "core_fixes.bpf.h"
 
 const volatile struct schedscan_filter schedscan_filter = {};
@@ -85,6 +85,20 @@ static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
 
 	if (value)
 		*value += delta;
+}
+
+/*
+ * A histogram in counter slots: nr_slots buckets from base (slot clamped
+ * to the last, open-ended one) and the sum of the recorded values in
+ * base + nr_slots (OpenMetrics' _sum).
+ */
+static __always_inline void hist_record(void *map, __u32 base, __u32 nr_slots,
+					__u32 slot, __u64 value)
+{
+	if (slot >= nr_slots)
+		slot = nr_slots - 1;
+	counter_add(map, base + slot, 1);
+	counter_add(map, base + nr_slots, value);
 }
 
 /* floor(log2(value)) for value > 0, branch-free (no loop for the verifier). */

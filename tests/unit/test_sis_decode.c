@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SIS decoder (lib/bpf/sis_decode.h, the code the BPF program runs)
+ * The SIS decoder (tools/sisscan/sis_decode.h, the code the BPF program runs)
  * fed with the call sequences select_task_rq_fair() makes, written down
  * by hand from the 6.1 / 6.12 / 6.18 sources (docs/sis-decoding.md).
  * Machine: 8 CPUs, LLCs {0-3} and {4-7}; SMT pairs {0,1} {2,3} ... only
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/sis_decode.h"
+#include "sis_decode.h"
 #include "unit.h"
 
 struct decoded {

@@ -7,7 +7,10 @@
  * NUMA hint faults (task_numa_fault(); fentry or kprobe tier), per
  * interval. See docs/metrics.md.
  */
-#include "counter_tool.h"
+#include <stddef.h>
+#include <stdio.h>
+#include "preflight.h"
+#include "tool.h"
 #include "numascan.h"
 #include "numascan.skel.h"
 #include "util.h"
@@ -27,14 +30,38 @@ static const struct hook_spec hooks[] = {
 				   .targets = { "task_numa_fault" } },
 };
 
-static const struct counter_metric metrics[] = {
+static const struct metric_spec metrics[] = {
 	{ .name = "user_page_faults",
 	  .counter = NUMASCAN_USER_PAGE_FAULTS,
-	  .hook = HOOK_PAGE_FAULT_USER },
-	{ .name = "vma_skips", .counter = NUMASCAN_VMA_SKIPS, .hook = HOOK_SKIP_VMA },
+	  .needs = HOOK_BIT(HOOK_PAGE_FAULT_USER) },
+	{ .name = "vma_skips", .counter = NUMASCAN_VMA_SKIPS, .needs = HOOK_BIT(HOOK_SKIP_VMA) },
 	{ .name = "numa_hint_faults",
 	  .counter = NUMASCAN_HINT_FAULTS,
-	  .hook = HOOK_TASK_NUMA_FAULT },
+	  .needs = HOOK_BIT(HOOK_TASK_NUMA_FAULT) },
+};
+
+/* Per process (the faulting or scanning task's), most faults first. */
+static const struct table_key_field tgid_key[] = {
+	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
+};
+static const char *const comm_label[] = { "comm" };
+static const char *const comm_heading[] = { "COMM" };
+static const int comm_width[] = { 15 };
+
+static const struct table_column process_columns[] = {
+	{ "user_page_faults", "PAGE_FAULTS", 12, COLUMN_COUNT, NP_USER_PAGE_FAULTS, 0 },
+	{ "vma_skips", "VMA_SKIPS", 10, COLUMN_COUNT, NP_VMA_SKIPS, 0 },
+};
+
+static const struct table_spec process_table = {
+	.name = "processes", .row = "process", .keys = tgid_key, .nr_keys = 1,
+	.label_names = comm_label, .label_headings = comm_heading,
+	.label_widths = comm_width, .nr_labels = 1, .labels = table_label_comm,
+	.source = TABLE_COUNTERS,
+	.value_offset = offsetof(struct numascan_process, counts), .nr_values = NP_NR,
+	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),
+	.sort_value = NP_USER_PAGE_FAULTS, .text_rows = 10,
+	.drop_slot = NUMASCAN_PROCESS_DROPS,
 };
 
 static const char doc[] =
@@ -47,12 +74,44 @@ static const char doc[] =
 	"\n"
 	"-p, --comm and -c select the faulting (or scanning) task; -C the CPU.";
 
-COUNTER_TOOL_MAIN(numascan, ((struct counter_tool){
-	.tool = "numascan",
+static const struct tool_desc desc = {
+	.name = "numascan",
 	.what = "page faults, NUMA hint faults and VMA scan skips",
 	.hooks = hooks,
 	.nr_hooks = ARRAY_SIZE(hooks),
 	.metrics = metrics,
 	.nr_metrics = ARRAY_SIZE(metrics),
 	.nr_counters = NUMASCAN_NR_COUNTERS,
-}), doc)
+};
+
+int main(int argc, char **argv)
+{
+	struct common_opts opts;
+	struct numascan_bpf *obj;
+	struct table processes;
+	struct tool tool;
+	int ret = 1;
+
+	parse_tool_args(argc, argv, doc, &opts);
+	if (preflight(desc.name, &opts))
+		return 1;
+	obj = numascan_bpf__open();
+	if (!obj) {
+		fprintf(stderr, "numascan: opening the BPF object failed\n");
+		return 1;
+	}
+	selection_from_opts(&obj->rodata->schedscan_filter, &opts);
+	if (tool_init(&tool, &desc, &opts) || tool_choose_hooks(&tool, obj->obj) ||
+	    tool_load(&tool, obj->skeleton, obj->maps.counters) ||
+	    tool_add_table(&tool, &processes, &process_table, obj->maps.process_counters,
+			   obj->maps.table_drops, NULL,
+			   tool_tier(&tool, HOOK_BIT(HOOK_PAGE_FAULT_USER)), false) ||
+	    tool_attach(&tool))
+		goto out;
+	ret = tool_run(&tool);
+out:
+	tool_destroy(&tool);
+	numascan_bpf__destroy(obj);
+	return ret;
+}
+

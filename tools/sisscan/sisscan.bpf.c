@@ -7,13 +7,14 @@
  *
  * fentry/kprobe tiers: select_task_rq_fair() entry and exit bracket one
  * wakeup placement; the available_idle_cpu() and cpus_share_cache() calls
- * in between feed the SIS decoder (lib/bpf/sis_decode.h).
+ * in between feed the SIS decoder (tools/sisscan/sis_decode.h).
  * Tracepoint tier: sched_waking remembers the wakee's prev, waker and
  * recent CPUs; sched_migrate_task or sched_wakeup names the chosen CPU.
  * Both check the chosen CPU against the runqueues at that instant.
  */
 #include "schedscan.bpf.h"
 #include "rq.bpf.h"
+#include "table.bpf.h"
 #include "sisscan.h"
 
 /* Set by user space before load: no select hook, so the tracepoints estimate. */
@@ -25,16 +26,20 @@ SCHEDSCAN_COUNTER_MAP(counters, SISSCAN_NR_COUNTERS);
 const volatile __u32 breakdown = SIS_BY_LLC;
 const volatile bool per_process;
 
-/* [group * SG_NR + counter], group = LLC index or CPU; sized by user space. */
+/* Keyed by group = LLC index or CPU; sized by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct sisscan_group);
 } group_counters SEC(".maps");
 
+/*
+ * -P: one row per process shared by every CPU (atomic adds), not per CPU:
+ * a per-CPU hash would cost max_entries x CPUs of memory.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SISSCAN_MAX_PROCESSES);
 	__type(key, __u32);
 	__type(value, struct sisscan_process);
@@ -48,19 +53,27 @@ struct {
 	__type(value, __s32);
 } smt_core SEC(".maps");
 
-static __always_inline void count_slot(__u32 base, __u32 value, __u32 nr_slots)
+/* A count histogram: the value is its own slot. */
+static __always_inline void count_value(__u32 base, __u32 value)
 {
-	if (value >= nr_slots)
-		value = nr_slots - 1;
-	counter_add(&counters, base + value, 1);
+	hist_record(&counters, base, SISSCAN_COUNT_SLOTS, value, value);
 }
 
-static __always_inline void group_add(int cpu, __u32 counter, __u64 delta)
+/* A nanosecond histogram in log2 slots. */
+static __always_inline void count_ns(__u32 base, __u64 ns)
+{
+	hist_record(&counters, base, SISSCAN_TIME_SLOTS, log2_slot(ns), ns);
+}
+
+/* The breakdown row of a CPU's group (its LLC, or itself with --per-cpu). */
+static __always_inline struct sisscan_group *group_row(int cpu)
 {
 	int group = breakdown == SIS_BY_CPU ? cpu : llc_of(cpu);
+	__u32 key = group;
 
-	if (group >= 0)
-		counter_add(&group_counters, group * SG_NR + counter, delta);
+	if (group < 0)
+		return NULL;
+	return bpf_map_lookup_elem(&group_counters, &key);
 }
 
 /* The wakee's process row, created on its first wakeup. */
@@ -76,8 +89,7 @@ static __always_inline struct sisscan_process *process_row(struct task_struct *p
 	if (row)
 		return row;
 	BPF_CORE_READ_STR_INTO(&zero.comm, p, group_leader, comm);
-	bpf_map_update_elem(&process_counters, &tgid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&process_counters, &tgid);
+	return table_row(&process_counters, &tgid, &zero, SISSCAN_PROCESS_DROPS);
 }
 
 /* One placement's breakdown counts, the same in every tier. */
@@ -90,35 +102,40 @@ struct breakdown_counts {
 __noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
 {
 	struct sisscan_process *row;
+	struct sisscan_group *group;
 
 	if (!b)
 		return 0;
 	row = process_row((struct task_struct *)task);
-	if (b->target >= 0) {
-		group_add(b->target, SG_SIS_SEARCH, 1);
-		if (b->domain_search) {
-			group_add(b->target, SG_DOMAIN_SEARCH, 1);
-			group_add(b->target, SG_DOMAIN_SCANNED, b->depth);
-		}
-		if (b->failed)
-			group_add(b->target, SG_FAILED, 1);
+	group = b->target >= 0 ? group_row(b->target) : NULL;
+	if (group) {
+		group->counts[SG_SIS_SEARCH]++;
+		group->counts[SG_DOMAIN_SEARCH] += b->domain_search;
+		group->counts[SG_DOMAIN_SCANNED] += b->domain_search ? b->depth : 0;
+		group->counts[SG_FAILED] += b->failed;
 	}
-	group_add(b->chosen, SG_PLACEMENTS, 1);
-	if (b->unoccupied)
-		group_add(b->chosen, SG_PLACED_UNOCCUPIED, 1);
-	if (b->missed)
-		group_add(b->chosen, SG_MISSED_IDLE, 1);
+	group = group_row(b->chosen);
+	if (group) {
+		group->counts[SG_PLACEMENTS]++;
+		group->counts[SG_PLACED_UNOCCUPIED] += b->unoccupied;
+		group->counts[SG_MISSED_IDLE] += b->missed;
+	}
 	if (!row)
 		return 0;
 	if (b->target >= 0) {
-		row->counts[SG_SIS_SEARCH]++;
-		row->counts[SG_DOMAIN_SEARCH] += b->domain_search;
-		row->counts[SG_DOMAIN_SCANNED] += b->domain_search ? b->depth : 0;
-		row->counts[SG_FAILED] += b->failed;
+		__sync_fetch_and_add(&row->counts[SG_SIS_SEARCH], 1);
+		if (b->domain_search) {
+			__sync_fetch_and_add(&row->counts[SG_DOMAIN_SEARCH], 1);
+			__sync_fetch_and_add(&row->counts[SG_DOMAIN_SCANNED], b->depth);
+		}
+		if (b->failed)
+			__sync_fetch_and_add(&row->counts[SG_FAILED], 1);
 	}
-	row->counts[SG_PLACEMENTS]++;
-	row->counts[SG_PLACED_UNOCCUPIED] += b->unoccupied;
-	row->counts[SG_MISSED_IDLE] += b->missed;
+	__sync_fetch_and_add(&row->counts[SG_PLACEMENTS], 1);
+	if (b->unoccupied)
+		__sync_fetch_and_add(&row->counts[SG_PLACED_UNOCCUPIED], 1);
+	if (b->missed)
+		__sync_fetch_and_add(&row->counts[SG_MISSED_IDLE], 1);
 	return 0;
 }
 
@@ -453,8 +470,7 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 		walk->fn[f]++;
 	/* How long the wrong bit had stood (ideal and real: unknown). */
 	if (f != SIS_FILTER_IDEAL && f != SIS_FILTER_REAL)
-		count_slot(SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
-			   log2_slot(age), SISSCAN_TIME_SLOTS);
+		count_ns(SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST, age);
 	return 0;
 }
 
@@ -570,8 +586,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		if (walk->unoccupied_count && !walk->pass_and_free[f])
 			counter_add(&counters, base + SIS_FC_HID_ALL, 1);
 		if (domain_search && walk->n <= 64)
-			count_slot(base + SIS_FC_DEPTH_HIST, dw.depth[f],
-				   SISSCAN_COUNT_SLOTS);
+			count_value(base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}
 	if (emit_events) {
 		struct sisscan_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -747,8 +762,8 @@ static __always_inline int select_exit(int chosen)
 		return 0;
 	}
 	counter_add(&counters, SISSCAN_IDLE_PROBES, dec->probes);
-	count_slot(SISSCAN_PROBES_HIST, dec->probes, SISSCAN_COUNT_SLOTS);
-	count_slot(SISSCAN_TIME_HIST, log2_slot(elapsed), SISSCAN_TIME_SLOTS);
+	count_value(SISSCAN_PROBES_HIST, dec->probes);
+	count_ns(SISSCAN_SELECT_TIME_HIST, elapsed);
 	/* Mel Gorman's sis_scanned: the fast path counts as one scan. */
 	counter_add(&counters, SISSCAN_SIS_SCANNED,
 		    1 + dec->smt_probes + dec->domain_probes);
@@ -773,10 +788,9 @@ static __always_inline int select_exit(int chosen)
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
 	counter_add(&counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
-	count_slot(SISSCAN_DEPTH_HIST, dec->domain_probes, SISSCAN_COUNT_SLOTS);
+	count_value(SISSCAN_DEPTH_HIST, dec->domain_probes);
 	if (nr_idle_scan >= 0)
-		count_slot(SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan,
-			   SISSCAN_COUNT_SLOTS);
+		count_value(SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan);
 	if (!counts.failed)
 		return 0;
 	counter_add(&counters, SISSCAN_SIS_FAILED, 1);
@@ -996,7 +1010,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 			if (depth < 0)
 				depth = 0;
 		}
-		count_slot(SISSCAN_TP_DEPTH_HIST, depth, SISSCAN_COUNT_SLOTS);
+		count_value(SISSCAN_TP_DEPTH_HIST, depth);
 	}
 	counter_add(&counters, SISSCAN_TP_SCANNED, 1 + depth);
 	counts.unoccupied = placed.chosen_unoccupied;

@@ -12,19 +12,18 @@
  * Every number is defined in docs/metrics.md.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "counter_tool.h"
+#include "audit.h"
 #include "cpustate.h"
-#include "json.h"
-#include "probe.h"
+#include "events.h"
+#include "preflight.h"
 #include "sisscan.h"
 #include "sisscan.skel.h"
+#include "tool.h"
 #include "topology.h"
 #include "util.h"
 
@@ -78,41 +77,41 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 		.targets = { "sched_switch" }, .category = "sched" },
 };
 
-/* Decoded at select_task_rq_fair(); estimated from tracepoints otherwise. */
-#define DECODED(metric, slot, tp_slot)                                         \
-	{ .name = metric, .counter = slot, .hook = HOOK_CPUS_SHARE_CACHE,      \
-	  .has_fallback = true, .fallback_hook = HOOK_SCHED_WAKEUP,            \
-	  .fallback_counter = tp_slot }
-#define OUTCOME(metric, outcome)                                               \
-	{ .name = metric, .counter = SISSCAN_OUTCOME + outcome,                \
-	  .hook = HOOK_CPUS_SHARE_CACHE }
-#define SIS_COUNT(metric, slot)                                                \
-	{ .name = metric, .counter = slot, .hook = HOOK_CPUS_SHARE_CACHE }
-/* Runqueue state: needs the runqueues learnt at start-up. */
-#define PLACED(metric, slot, tp_slot)                                          \
-	{ .name = metric, .counter = slot, .hook = HOOK_SELECT_TASK_RQ_FAIR,   \
-	  .has_fallback = true, .fallback_hook = HOOK_SCHED_WAKEUP,            \
-	  .fallback_counter = tp_slot,                                         \
-	  .needs = 1 + HOOK_SCHED_UPDATE_NR_RUNNING }
-#define TP_CLASS(metric, slot)                                                 \
-	{ .name = metric, .counter = slot, .hook = HOOK_SCHED_WAKEUP }
-#define RATIO(metric, a, b, c, d)                                              \
-	{ .name = metric, .hook = HOOK_CPUS_SHARE_CACHE, .ratio = { a, b, c, d } }
-#define COUNT_HIST(metric, slot, hook_index, what)                             \
-	{ .name = metric, .counter = slot, .hook = hook_index,                 \
-	  .nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR, .counts = true, \
-	  .unit = what }
+/* Decoded at select_task_rq_fair() from the calls it makes. */
+#define DECODE (HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | HOOK_BIT(HOOK_AVAILABLE_IDLE_CPU) | \
+		HOOK_BIT(HOOK_CPUS_SHARE_CACHE))
+/* The tracepoint tier's estimate: sched_waking, then where the wakee went. */
+#define TP_PLACEMENT (HOOK_BIT(HOOK_SCHED_WAKING) | HOOK_BIT(HOOK_SCHED_WAKEUP))
+/* Runqueue state: the runqueues learnt at start-up. */
+#define RUNQUEUES HOOK_BIT(HOOK_SCHED_UPDATE_NR_RUNNING)
 
-static const struct counter_metric metrics[] = {
-	{ .name = "wakeups", .counter = SISSCAN_WAKEUPS, .hook = HOOK_SCHED_WAKING },
-	{ .name = "select_task_rq_fair_calls",
-	  .counter = SISSCAN_SELECT_CALLS,
-	  .hook = HOOK_SELECT_TASK_RQ_FAIR },
+#define DECODED(metric, slot, tp_slot)                                         \
+	{ .name = metric, .counter = slot, .needs = DECODE,                    \
+	  .fallback_needs = TP_PLACEMENT, .fallback_counter = tp_slot }
+#define OUTCOME(metric, outcome)                                               \
+	{ .name = metric, .counter = SISSCAN_OUTCOME + outcome, .needs = DECODE }
+#define SIS_COUNT(metric, slot) { .name = metric, .counter = slot, .needs = DECODE }
+#define PLACED(metric, slot, tp_slot)                                          \
+	{ .name = metric, .counter = slot,                                     \
+	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | RUNQUEUES,             \
+	  .fallback_needs = TP_PLACEMENT | RUNQUEUES,                          \
+	  .fallback_counter = tp_slot }
+#define TP_CLASS(metric, slot) { .name = metric, .counter = slot, .needs = TP_PLACEMENT }
+#define RATIO(metric, a, b, c, d) { .name = metric, .ratio = { a, b, c, d } }
+#define COUNT_HIST(metric, slot, hook_set, what)                               \
+	{ .name = metric, .counter = slot, .needs = hook_set,                  \
+	  .nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR, .counts = true, \
+	  .has_sum = true, .unit = what }
+
+static const struct metric_spec base_metrics[] = {
+	{ .name = "wakeups", .counter = SISSCAN_WAKEUPS,
+	  .needs = HOOK_BIT(HOOK_SCHED_WAKING) },
+	{ .name = "select_task_rq_fair_calls", .counter = SISSCAN_SELECT_CALLS,
+	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
 	DECODED("sis_search", SISSCAN_SIS_SEARCH, SISSCAN_TP_SIS_SEARCH),
 	OUTCOME("select_without_sis", SIS_OUT_NO_SIS),
-	{ .name = "idle_probes",
-	  .counter = SISSCAN_IDLE_PROBES,
-	  .hook = HOOK_AVAILABLE_IDLE_CPU },
+	{ .name = "idle_probes", .counter = SISSCAN_IDLE_PROBES,
+	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | HOOK_BIT(HOOK_AVAILABLE_IDLE_CPU) },
 	OUTCOME("sis_target_idle", SIS_OUT_TARGET_IDLE),
 	OUTCOME("sis_prev_idle", SIS_OUT_PREV_IDLE),
 	OUTCOME("sis_recent_hit", SIS_OUT_RECENT_HIT),
@@ -149,33 +148,106 @@ static const struct counter_metric metrics[] = {
 	      "sis_recent_hit", "sis_recent_miss"),
 	RATIO("missed_idle_pct", "missed_idle", NULL, "placements", NULL),
 	COUNT_HIST("idle_probes_per_wakeup", SISSCAN_PROBES_HIST,
-		   HOOK_AVAILABLE_IDLE_CPU, "probes"),
-	{ .name = "scan_depth", .counter = SISSCAN_DEPTH_HIST,
-	  .hook = HOOK_CPUS_SHARE_CACHE, .nr_slots = SISSCAN_COUNT_SLOTS,
-	  .kind = HIST_LINEAR, .counts = true, .unit = "cpus",
-	  .has_fallback = true, .fallback_hook = HOOK_SCHED_WAKEUP,
+		   HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | HOOK_BIT(HOOK_AVAILABLE_IDLE_CPU),
+		   "probes"),
+	{ .name = "scan_depth", .counter = SISSCAN_DEPTH_HIST, .needs = DECODE,
+	  .nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR, .counts = true,
+	  .has_sum = true, .unit = "cpus", .fallback_needs = TP_PLACEMENT,
 	  .fallback_counter = SISSCAN_TP_DEPTH_HIST },
-	COUNT_HIST("nr_idle_scan", SISSCAN_NR_IDLE_SCAN_HIST,
-		   HOOK_CPUS_SHARE_CACHE, "cpus"),
-	{ .name = "select_time_ns",
-	  .counter = SISSCAN_TIME_HIST,
-	  .hook = HOOK_SELECT_TASK_RQ_FAIR,
-	  .nr_slots = SISSCAN_TIME_SLOTS,
-	  .kind = HIST_LOG2,
-	  .unit = "nsecs" },
+	COUNT_HIST("nr_idle_scan", SISSCAN_NR_IDLE_SCAN_HIST, DECODE, "cpus"),
+	{ .name = "select_time_ns", .counter = SISSCAN_SELECT_TIME_HIST,
+	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR), .nr_slots = SISSCAN_TIME_SLOTS,
+	  .kind = HIST_LOG2, .has_sum = true, .unit = "nsecs" },
 };
 
-static const char *const filter_names[SIS_NR_FILTERS] = {
-	[SIS_FILTER_IDEAL] = "ideal",
-	[SIS_FILTER_UNOCCUPIED] = "unoccupied",
-	[SIS_FILTER_OVERLOADED] = "overloaded",
-	[SIS_FILTER_DELAYED] = "delayed",
-	[SIS_FILTER_REAL] = "real",
+/*
+ * Breakdowns (per LLC by default, --per-cpu, -P per woken process): the
+ * kernel's cumulative per-CPU rows, differenced per window by lib/table.
+ */
+static const struct table_column group_columns[] = {
+	{ "sis_search", "SIS_SEARCH", 10, COLUMN_COUNT, SG_SIS_SEARCH, 0 },
+	{ "sis_domain_search", "DOMAIN", 8, COLUMN_COUNT, SG_DOMAIN_SEARCH, 0 },
+	{ "sis_domain_scanned", NULL, 0, COLUMN_COUNT, SG_DOMAIN_SCANNED, 0 },
+	{ "sis_failed", "FAILED", 8, COLUMN_COUNT, SG_FAILED, 0 },
+	{ "depth", "DEPTH", 6, COLUMN_MEAN, SG_DOMAIN_SCANNED, SG_DOMAIN_SEARCH },
+	{ "placements", "PLACED", 10, COLUMN_COUNT, SG_PLACEMENTS, 0 },
+	{ "placed_unoccupied", NULL, 0, COLUMN_COUNT, SG_PLACED_UNOCCUPIED, 0 },
+	{ "missed_idle", "MISSED", 8, COLUMN_COUNT, SG_MISSED_IDLE, 0 },
+	{ "missed_idle_pct", "MISSED%", 7, COLUMN_PERCENT, SG_MISSED_IDLE, SG_PLACEMENTS },
+};
+
+/* The same without DEPTH, to leave room for COMM within 80 columns. */
+static const struct table_column process_columns[] = {
+	{ "sis_search", "SIS_SEARCH", 10, COLUMN_COUNT, SG_SIS_SEARCH, 0 },
+	{ "sis_domain_search", "DOMAIN", 8, COLUMN_COUNT, SG_DOMAIN_SEARCH, 0 },
+	{ "sis_domain_scanned", NULL, 0, COLUMN_COUNT, SG_DOMAIN_SCANNED, 0 },
+	{ "sis_failed", "FAILED", 8, COLUMN_COUNT, SG_FAILED, 0 },
+	{ "placements", "PLACED", 9, COLUMN_COUNT, SG_PLACEMENTS, 0 },
+	{ "placed_unoccupied", NULL, 0, COLUMN_COUNT, SG_PLACED_UNOCCUPIED, 0 },
+	{ "missed_idle", "MISSED", 8, COLUMN_COUNT, SG_MISSED_IDLE, 0 },
+	{ "missed_idle_pct", "MISSED%", 7, COLUMN_PERCENT, SG_MISSED_IDLE, SG_PLACEMENTS },
+};
+
+static const struct table_key_field llc_key[] = {
+	{ .name = "llc", .heading = "LLC", .size = 4, .width = 4 },
+};
+static const struct table_key_field cpu_key[] = {
+	{ .name = "cpu", .heading = "CPU", .size = 4, .width = 4 },
+};
+static const struct table_key_field tgid_key[] = {
+	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
+};
+static const char *const cpus_label[] = { "cpus" };
+static const char *const cpus_heading[] = { "CPUS" };
+static const int cpus_width[] = { 9 };
+static const char *const comm_label[] = { "comm" };
+static const char *const comm_heading[] = { "COMM" };
+static const int comm_width[] = { 15 };
+
+/* An LLC row's CPU list, from the LLCs learnt at start-up. */
+static void llc_labels(void *ctx, const void *key, const struct map_dump *d,
+		       unsigned int i, char (*out)[TABLE_LABEL_LEN])
+{
+	const struct cpustate *cs = ctx;
+	__u32 llc;
+
+	memcpy(&llc, key, sizeof(llc));
+	if ((int)llc >= cs->nr_llcs ||
+	    cpulist_format(&cs->llc_cpus[llc], out[0], TABLE_LABEL_LEN) < 0)
+		snprintf(out[0], TABLE_LABEL_LEN, "?");
+}
+
+static const struct table_spec llc_table = {
+	.name = "breakdown", .row = "llc", .keys = llc_key, .nr_keys = 1,
+	.label_names = cpus_label, .label_headings = cpus_heading,
+	.label_widths = cpus_width, .nr_labels = 1, .labels = llc_labels,
+	.source = TABLE_COUNTERS, .nr_values = SG_NR,
+	.columns = group_columns, .nr_columns = ARRAY_SIZE(group_columns),
+	.sort_value = -1, .drop_slot = -1,
+};
+
+static const struct table_spec cpu_table = {
+	.name = "breakdown", .row = "cpu", .keys = cpu_key, .nr_keys = 1,
+	.source = TABLE_COUNTERS, .nr_values = SG_NR,
+	.columns = group_columns, .nr_columns = ARRAY_SIZE(group_columns),
+	.sort_value = -1, .drop_slot = -1,
+};
+
+static const struct table_spec process_table = {
+	.name = "processes", .row = "process", .keys = tgid_key, .nr_keys = 1,
+	.label_names = comm_label, .label_headings = comm_heading,
+	.label_widths = comm_width, .nr_labels = 1, .labels = table_label_comm,
+	.source = TABLE_COUNTERS,
+	.value_offset = offsetof(struct sisscan_process, counts), .nr_values = SG_NR,
+	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),
+	.sort_value = SG_PLACEMENTS, .text_rows = 10,
+	.drop_slot = SISSCAN_PROCESS_DROPS,
 };
 
 struct sisscan_args {
 	unsigned int filters;		/* bit per enum sis_filter */
 	double delay_ms;
+	bool delay_given;
 	const char *events_path;
 	bool per_cpu, per_process;
 };
@@ -196,43 +268,27 @@ static const struct argp_option sisscan_options[] = {
 	{},
 };
 
-static int parse_filter_list(const char *text, unsigned int *filters)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (char *name = strtok_r(buf, ",", &save); name;
-	     name = strtok_r(NULL, ",", &save)) {
-		int f;
-
-		for (f = 0; f < SIS_NR_FILTERS; f++)
-			if (!strcmp(name, filter_names[f]))
-				break;
-		if (f == SIS_NR_FILTERS)
-			return -1;
-		*filters |= 1U << f;
-	}
-	return 0;
-}
-
 static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 {
 	struct sisscan_args *args = state->input;
-	char *end;
+	char err[512], *end;
 
 	switch (key) {
 	case OPT_FILTER:
-		if (parse_filter_list(arg, &args->filters))
+		if (audit_parse_filters(arg, &args->filters))
 			argp_error(state, "unknown filter in '%s': the filters are ideal, "
 				   "unoccupied, overloaded, delayed and real", arg);
 		break;
 	case OPT_FILTER_DELAY:
 		args->delay_ms = strtod(arg, &end);
+		args->delay_given = true;
 		if (*end || end == arg || args->delay_ms < 0 || args->delay_ms > 10000)
 			argp_error(state, "--filter-delay takes milliseconds from 0 to 10000, not '%s'",
 				   arg);
 		break;
 	case OPT_EVENTS:
+		if (parse_output_path("--events", arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
 		args->events_path = arg;
 		break;
 	case OPT_PER_CPU:
@@ -244,6 +300,8 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (args->events_path && !args->filters)
 			argp_error(state, "--events records filter audits: give --filter too");
+		if (args->delay_given && !(args->filters & (1U << SIS_FILTER_DELAYED)))
+			argp_error(state, "--filter-delay sets the delayed filter: give --filter delayed too");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -251,564 +309,79 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The base table plus, per audited filter, its metrics (names built here). */
-struct metric_table {
-	struct counter_metric *metrics;
-	int nr;
-	char names[SIS_NR_FILTERS * 8 + 8][48];
-	int nr_names;
-};
-
-static const char *table_name(struct metric_table *t, const char *fmt, const char *filter)
-{
-	char *name = t->names[t->nr_names++];
-
-	snprintf(name, sizeof(t->names[0]), fmt, filter);
-	return name;
-}
-
-static int build_metrics(struct metric_table *t, const struct sisscan_args *args)
-{
-	static const struct { const char *name; unsigned int counter; } common[] = {
-		{ "audits", SISSCAN_AUDITS },
-		{ "audit_cpus", SISSCAN_AUDIT_CPUS },
-		{ "audit_unoccupied", SISSCAN_AUDIT_UNOCCUPIED },
-		{ "audit_truncated", SISSCAN_AUDIT_TRUNCATED },
-		{ "events", SISSCAN_EVENTS },
-		{ "events_dropped", SISSCAN_EVENTS_DROPPED },
-	};
-	int max = ARRAY_SIZE(metrics) + ARRAY_SIZE(common) + SIS_NR_FILTERS * 8;
-
-	t->metrics = calloc(max, sizeof(*t->metrics));
-	if (!t->metrics)
-		return -1;
-	memcpy(t->metrics, metrics, sizeof(metrics));
-	t->nr = ARRAY_SIZE(metrics);
-	if (!args->filters)
-		return 0;
-	for (unsigned int i = 0; i < ARRAY_SIZE(common); i++) {
-		if (common[i].counter >= SISSCAN_EVENTS && !args->events_path)
-			continue;
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = common[i].name, .counter = common[i].counter,
-			.hook = HOOK_SCHED_SWITCH,
-			.needs = 1 + HOOK_SCHED_UPDATE_NR_RUNNING };
-	}
-	for (int f = 0; f < SIS_NR_FILTERS; f++) {
-		unsigned int base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
-		const char *n = filter_names[f];
-		const char *passed, *fp, *fn;
-
-		if (!(args->filters & (1U << f)))
-			continue;
-		passed = table_name(t, "filter_%s_passed", n);
-		fp = table_name(t, "filter_%s_fp", n);
-		fn = table_name(t, "filter_%s_fn", n);
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = passed, .counter = base + SIS_FC_PASSED,
-			.hook = HOOK_SCHED_SWITCH };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = fp, .counter = base + SIS_FC_FP, .hook = HOOK_SCHED_SWITCH };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = fn, .counter = base + SIS_FC_FN, .hook = HOOK_SCHED_SWITCH };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = table_name(t, "filter_%s_hid_all_idle", n),
-			.counter = base + SIS_FC_HID_ALL, .hook = HOOK_SCHED_SWITCH };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = table_name(t, "filter_%s_fp_pct", n),
-			.hook = HOOK_SCHED_SWITCH, .ratio = { fp, NULL, passed, NULL } };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = table_name(t, "filter_%s_fn_pct", n),
-			.hook = HOOK_SCHED_SWITCH,
-			.ratio = { fn, NULL, "audit_unoccupied", NULL } };
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = table_name(t, "filter_%s_scan_depth", n),
-			.counter = base + SIS_FC_DEPTH_HIST, .hook = HOOK_SCHED_SWITCH,
-			.nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR,
-			.counts = true, .unit = "cpus" };
-		if (f == SIS_FILTER_IDEAL || f == SIS_FILTER_REAL)
-			continue;
-		t->metrics[t->nr++] = (struct counter_metric){
-			.name = table_name(t, "filter_%s_stale_age_ns", n),
-			.counter = base + SIS_FC_AGE_HIST, .hook = HOOK_SCHED_SWITCH,
-			.nr_slots = SISSCAN_TIME_SLOTS, .kind = HIST_LOG2,
-			.unit = "nsecs" };
-	}
-	return 0;
-}
-
-/* The opt-in event stream: a thread drains the ring buffer into a file. */
-struct event_stream {
-	struct ring_buffer *rb;
-	FILE *out;
-	pthread_t thread;
-	volatile bool stop;
-	bool running;
-	struct json_writer writer;
-	unsigned int filters;
-	const struct cpustate *cpus;	/* the LLCs, to name the CPUs */
-};
-
-/* Bit i of mask is the i-th CPU of the LLC, in ascending order. */
-static void json_cpu_list(struct json_writer *w, const char *key,
-			  const struct cpumask *llc, __u64 mask)
-{
-	unsigned int i = 0;
-
-	json_key(w, key);
-	json_begin_array(w);
-	for (int cpu = cpumask_next(llc, -1); cpu >= 0 && i < SISSCAN_EVENT_CPUS;
-	     cpu = cpumask_next(llc, cpu), i++)
-		if ((mask >> i) & 1)
-			json_i64(w, cpu);
-	json_end_array(w);
-}
-
-static int write_event(void *ctx, void *data, size_t size)
-{
-	struct event_stream *es = ctx;
-	const struct sisscan_event *e = data;
-	struct json_writer *w = &es->writer;
-	const struct cpumask *llc;
-
-	if (size < sizeof(*e) || (int)e->llc >= es->cpus->nr_llcs)
-		return 0;
-	llc = &es->cpus->llc_cpus[e->llc];
-	json_reset(w);
-	json_begin_object(w);
-	json_key(w, "ts_ns");
-	json_u64(w, e->ts_ns);
-	json_key(w, "pid");
-	json_i64(w, e->pid);
-	json_key(w, "tgid");
-	json_i64(w, e->tgid);
-	json_key(w, "waker");
-	json_i64(w, e->waker);
-	json_key(w, "prev");
-	json_i64(w, e->prev);
-	json_key(w, "target");
-	json_i64(w, e->target);
-	json_key(w, "chosen");
-	json_i64(w, e->chosen);
-	json_key(w, "domain_search");
-	json_bool(w, e->domain_search);
-	json_key(w, "domain_depth");
-	json_i64(w, e->domain_depth);
-	json_key(w, "llc_cpus");
-	json_i64(w, e->nr_cpus);
-	json_key(w, "truncated");
-	json_bool(w, e->nr_cpus > SISSCAN_EVENT_CPUS);
-	json_cpu_list(w, "allowed", llc, e->allowed);
-	json_cpu_list(w, "unoccupied", llc, e->unoccupied);
-	json_key(w, "passed");
-	json_begin_object(w);
-	for (int f = 0; f < SIS_NR_FILTERS; f++)
-		if (es->filters & (1U << f))
-			json_cpu_list(w, filter_names[f], llc, e->passed[f]);
-	json_end_object(w);
-	json_end_object(w);
-	return json_emit_line(w, es->out) ? -EIO : 0;
-}
-
-static void *drain_events(void *arg)
-{
-	struct event_stream *es = arg;
-
-	while (!es->stop)
-		ring_buffer__poll(es->rb, 100);
-	return NULL;
-}
-
-/*
- * Breakdowns: per LLC (default) or per CPU, and per woken process (-P).
- * The kernel keeps cumulative per-CPU sums; a window is the difference
- * from the previous reading (the summary: since the start).
- */
-static const char *const group_names[SG_NR] = {
-	[SG_SIS_SEARCH] = "sis_search",
-	[SG_DOMAIN_SEARCH] = "sis_domain_search",
-	[SG_DOMAIN_SCANNED] = "sis_domain_scanned",
-	[SG_FAILED] = "sis_failed",
-	[SG_PLACEMENTS] = "placements",
-	[SG_PLACED_UNOCCUPIED] = "placed_unoccupied",
-	[SG_MISSED_IDLE] = "missed_idle",
-};
-
-struct process_row {
-	__u32 tgid;
-	char comm[16];
-	unsigned long long last[SG_NR], win[SG_NR];
-};
-
-struct breakdown {
-	bool by_cpu, per_process;
-	int nr_groups, nr_possible;
-	unsigned long long *now, *last, *win;	/* [nr_groups * SG_NR] */
-	struct percpu_sums groups;		/* group_counters */
-	struct sisscan_process *process_values;	/* one process's per-CPU rows */
-	struct process_row *procs;
-	int nr_procs, cap_procs;
-	const char *tier;
-	bool estimated;
-	const struct cpustate *cpus;
-	struct bpf_map *group_map, *processes;
-};
-
-static int read_groups(struct breakdown *b, bool cumulative)
-{
-	if (percpu_sums_read(&b->groups, b->now))
-		return -1;
-	for (int key = 0; key < b->nr_groups * SG_NR; key++) {
-		b->win[key] = cumulative ? b->now[key] : b->now[key] - b->last[key];
-		b->last[key] = b->now[key];
-	}
-	return 0;
-}
-
-static struct process_row *process_slot(struct breakdown *b, __u32 tgid)
-{
-	for (int i = 0; i < b->nr_procs; i++)
-		if (b->procs[i].tgid == tgid)
-			return &b->procs[i];
-	if (b->nr_procs == b->cap_procs) {
-		int cap = b->cap_procs ? 2 * b->cap_procs : 64;
-		struct process_row *grown = realloc(b->procs, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		b->procs = grown;
-		b->cap_procs = cap;
-	}
-	memset(&b->procs[b->nr_procs], 0, sizeof(b->procs[0]));
-	b->procs[b->nr_procs].tgid = tgid;
-	return &b->procs[b->nr_procs++];
-}
-
-static int read_processes(struct breakdown *b, bool cumulative)
-{
-	struct sisscan_process *values = b->process_values;
-	int fd = bpf_map__fd(b->processes);
-	__u32 key, next;
-	bool first = true;
-
-	for (int i = 0; i < b->nr_procs; i++)
-		memset(b->procs[i].win, 0, sizeof(b->procs[i].win));
-	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
-		struct process_row *row;
-
-		first = false;
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, values))
-			continue;	/* removed meanwhile: never, rows stay */
-		row = process_slot(b, key);
-		if (!row)
-			return -1;
-		/* Only the CPU that created the row wrote its name. */
-		for (int cpu = 0; cpu < b->nr_possible && !row->comm[0]; cpu++)
-			memcpy(row->comm, values[cpu].comm, sizeof(row->comm));
-		row->comm[sizeof(row->comm) - 1] = '\0';
-		for (int c = 0; c < SG_NR; c++) {
-			unsigned long long sum = 0;
-
-			for (int cpu = 0; cpu < b->nr_possible; cpu++)
-				sum += values[cpu].counts[c];
-			row->win[c] = cumulative ? sum : sum - row->last[c];
-			row->last[c] = sum;
-		}
-	}
-	return 0;
-}
-
-static int breakdown_window(struct breakdown *b, bool final, int intervals)
-{
-	/* A summary after interval records: totals of the last reading. */
-	if (final && intervals) {
-		memcpy(b->win, b->last, b->nr_groups * SG_NR * sizeof(*b->win));
-		for (int i = 0; i < b->nr_procs; i++)
-			memcpy(b->procs[i].win, b->procs[i].last, sizeof(b->procs[i].win));
-		return 0;
-	}
-	if (read_groups(b, final))
-		return -1;
-	return b->per_process ? read_processes(b, final) : 0;
-}
-
-static double percent(unsigned long long part, unsigned long long whole)
-{
-	return whole ? 100.0 * part / whole : 0.0;
-}
-
-static void group_label(const struct breakdown *b, int group, char *buf, size_t len)
-{
-	if (b->by_cpu)
-		snprintf(buf, len, "%d", group);
-	else if (b->cpus && group < b->cpus->nr_llcs)
-		cpulist_format(&b->cpus->llc_cpus[group], buf, len);
-	else
-		snprintf(buf, len, "?");
-}
-
-static int compare_rows(const void *a, const void *b)
-{
-	const struct process_row *x = a, *y = b;
-
-	if (x->win[SG_PLACEMENTS] != y->win[SG_PLACEMENTS])
-		return x->win[SG_PLACEMENTS] < y->win[SG_PLACEMENTS] ? 1 : -1;
-	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
-}
-
-#define TEXT_PROCESSES 10
-
-static void breakdown_text(void *ctx, FILE *out)
-{
-	struct breakdown *b = ctx;
-	char cpus[32];
-
-	fprintf(out, "\n%-4s %-9s %10s %8s %8s %6s %10s %8s %7s\n",
-		b->by_cpu ? "CPU" : "LLC", b->by_cpu ? "" : "CPUS", "SIS_SEARCH",
-		"DOMAIN", "FAILED", "DEPTH", "PLACED", "MISSED", "MISSED%");
-	for (int g = 0; g < b->nr_groups; g++) {
-		const unsigned long long *v = &b->win[g * SG_NR];
-
-		if (!v[SG_SIS_SEARCH] && !v[SG_PLACEMENTS])
-			continue;
-		group_label(b, g, cpus, sizeof(cpus));
-		fprintf(out, "%-4d %-9.9s %10llu %8llu %8llu %6.1f %10llu %8llu %7.2f\n",
-			g, b->by_cpu ? "" : cpus, v[SG_SIS_SEARCH], v[SG_DOMAIN_SEARCH],
-			v[SG_FAILED],
-			v[SG_DOMAIN_SEARCH] ? (double)v[SG_DOMAIN_SCANNED] / v[SG_DOMAIN_SEARCH] : 0.0,
-			v[SG_PLACEMENTS], v[SG_MISSED_IDLE],
-			percent(v[SG_MISSED_IDLE], v[SG_PLACEMENTS]));
-	}
-	if (!b->per_process)
-		return;
-	qsort(b->procs, b->nr_procs, sizeof(*b->procs), compare_rows);
-	fprintf(out, "\n%-8s %-15s %10s %8s %8s %9s %8s %7s\n", "TGID", "COMM",
-		"SIS_SEARCH", "DOMAIN", "FAILED", "PLACED", "MISSED", "MISSED%");
-	for (int i = 0; i < b->nr_procs && i < TEXT_PROCESSES; i++) {
-		const struct process_row *r = &b->procs[i];
-
-		if (!r->win[SG_PLACEMENTS])
-			break;
-		fprintf(out, "%-8u %-15.15s %10llu %8llu %8llu %9llu %8llu %7.2f\n",
-			r->tgid, r->comm, r->win[SG_SIS_SEARCH], r->win[SG_DOMAIN_SEARCH],
-			r->win[SG_FAILED], r->win[SG_PLACEMENTS], r->win[SG_MISSED_IDLE],
-			percent(r->win[SG_MISSED_IDLE], r->win[SG_PLACEMENTS]));
-	}
-}
-
-static void json_counts(struct json_writer *w, const unsigned long long *v)
-{
-	for (int c = 0; c < SG_NR; c++) {
-		json_key(w, group_names[c]);
-		json_u64(w, v[c]);
-	}
-}
-
-static void breakdown_json(void *ctx, struct json_writer *w)
-{
-	struct breakdown *b = ctx;
-	char cpus[256];
-
-	json_key(w, "breakdown");
-	json_begin_object(w);
-	json_key(w, "by");
-	json_string(w, b->by_cpu ? "cpu" : "llc");
-	json_key(w, "tier");
-	json_string(w, b->tier);
-	json_key(w, "estimated");
-	json_bool(w, b->estimated);
-	json_key(w, "rows");
-	json_begin_array(w);
-	for (int g = 0; g < b->nr_groups; g++) {
-		const unsigned long long *v = &b->win[g * SG_NR];
-
-		if (!v[SG_SIS_SEARCH] && !v[SG_PLACEMENTS])
-			continue;
-		json_begin_object(w);
-		json_key(w, b->by_cpu ? "cpu" : "llc");
-		json_i64(w, g);
-		if (!b->by_cpu) {
-			group_label(b, g, cpus, sizeof(cpus));
-			json_key(w, "cpus");
-			json_string(w, cpus);
-		}
-		json_counts(w, v);
-		json_end_object(w);
-	}
-	json_end_array(w);
-	json_end_object(w);
-	if (!b->per_process)
-		return;
-	qsort(b->procs, b->nr_procs, sizeof(*b->procs), compare_rows);
-	json_key(w, "processes");
-	json_begin_array(w);
-	for (int i = 0; i < b->nr_procs; i++) {
-		const struct process_row *r = &b->procs[i];
-
-		if (!r->win[SG_PLACEMENTS])
-			break;
-		json_begin_object(w);
-		json_key(w, "tgid");
-		json_i64(w, r->tgid);
-		json_key(w, "comm");
-		json_string(w, r->comm);
-		json_counts(w, r->win);
-		json_end_object(w);
-	}
-	json_end_array(w);
-}
-
-static void breakdown_free(struct breakdown *b)
-{
-	free(b->now);
-	free(b->last);
-	free(b->win);
-	percpu_sums_free(&b->groups);
-	free(b->process_values);
-	free(b->procs);
-}
-
 struct sisscan {
 	struct sisscan_args args;
+	struct tool tool;
+	struct hook_spec hooks[NR_HOOKS];
+	struct metric_spec metrics[ARRAY_SIZE(base_metrics) + AUDIT_MAX_METRICS];
+	struct audit_metrics audit;
 	struct event_stream stream;
-	struct breakdown breakdown;
+	struct audit_stream audit_stream;
+	struct table groups, processes;
 	struct sisscan_bpf *obj;
 	struct topology topo;
 	struct cpustate cpus;
 	struct cpustate_maps maps;
 };
 
-/* The real mask of a patched kernel, by the member the patch adds. */
-static enum sis_real_mask find_real_mask(int *offset)
+/* The metric table: the base metrics, then the audit's for --filter. */
+static struct tool_desc describe(struct sisscan *ss)
 {
-	static const struct { const char *member; enum sis_real_mask kind; } masks[] = {
-		{ "idle_cpus", SIS_REAL_IDLE_CPUS },		/* v4 */
-		{ "overloaded_cpus", SIS_REAL_OVERLOADED_CPUS },	/* draft */
-		{ "overloaded", SIS_REAL_OVERLOADED },		/* seed 001 */
+	int nr = ARRAY_SIZE(base_metrics);
+
+	memcpy(ss->hooks, hook_table, sizeof(ss->hooks));
+	if (!ss->args.filters) {
+		ss->hooks[HOOK_HRTIMER_EXPIRE_ENTRY].skip_why = "only with --filter";
+		ss->hooks[HOOK_SCHED_SWITCH].skip_why = "only with --filter";
+	}
+	memcpy(ss->metrics, base_metrics, sizeof(base_metrics));
+	audit_metrics_build(&ss->audit, ss->args.filters, ss->args.events_path != NULL,
+			    HOOK_BIT(HOOK_SCHED_SWITCH) | RUNQUEUES);
+	memcpy(ss->metrics + nr, ss->audit.specs, ss->audit.nr * sizeof(ss->audit.specs[0]));
+	return (struct tool_desc){
+		.name = "sisscan",
+		.what = "wakeups and select_idle_sibling()",
+		.hooks = ss->hooks,
+		.nr_hooks = NR_HOOKS,
+		.metrics = ss->metrics,
+		.nr_metrics = nr + ss->audit.nr,
+		.nr_counters = SISSCAN_NR_COUNTERS,
 	};
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
-		*offset = kernel_struct_member_offset("sched_domain_shared", masks[i].member);
-		if (*offset >= 0)
-			return masks[i].kind;
-	}
-	return SIS_REAL_NONE;
 }
 
-static int audit_setup(struct sisscan *ss, const struct common_opts *opts,
-		       char *err, size_t errlen)
+/* .rodata and map sizes that depend on the chosen hooks and the topology. */
+static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 {
-	const unsigned int ticked = (1U << SIS_FILTER_UNOCCUPIED) |
-				    (1U << SIS_FILTER_OVERLOADED);
+	const struct common_opts *opts = ss->tool.opts;
 	struct sisscan_bpf *obj = ss->obj;
-	unsigned long long tick = 0;
+	bool tp_placement = tool_hook(&ss->tool, HOOK_SELECT_TASK_RQ_FAIR)->flavour == FLAVOUR_NONE &&
+			    tool_hook(&ss->tool, HOOK_SCHED_WAKEUP)->flavour != FLAVOUR_NONE;
 	int ret;
-
-	obj->rodata->audit_filters = ss->args.filters;
-	obj->rodata->audit_delay_ns = (__u64)(ss->args.delay_ms * 1e6);
-	obj->rodata->emit_events = ss->args.events_path != NULL;
-	if (ss->args.filters & (1U << SIS_FILTER_REAL)) {
-		int offset = -1;
-
-		obj->rodata->real_mask = find_real_mask(&offset);
-		obj->rodata->real_mask_offset = offset;
-		if (obj->rodata->real_mask == SIS_REAL_NONE)
-			return errmsg(err, errlen,
-				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "
-				      "(idle_cpus, overloaded_cpus or overloaded): the SIS filter patches are not applied");
-	}
-	if (ss->args.filters & ticked) {
-		/* The tick's hrtimer callback: renamed in 6.9. */
-		tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
-		if (!tick)
-			tick = kernel_symbol_address(opts->proc_root, "tick_sched_timer");
-		if (!tick)
-			return errmsg(err, errlen,
-				      "--filter unoccupied/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",
-				      opts->proc_root);
-	}
-	obj->rodata->tick_function = tick;
-	/* Without --events the ring buffer is the smallest there is. */
-	if (!ss->args.events_path) {
-		ret = bpf_map__set_max_entries(obj->maps.events, getpagesize());
-		if (ret)
-			return errmsg(err, errlen, "sizing the event buffer failed: %s",
-				      strerror(-ret));
-	}
-	return 0;
-}
-
-static int sisscan_window(void *user, bool final, int intervals)
-{
-	struct sisscan *ss = user;
-
-	return breakdown_window(&ss->breakdown, final, intervals);
-}
-
-static int breakdown_setup(struct sisscan *ss, const struct hook *chosen,
-			   char *err, size_t errlen)
-{
-	struct breakdown *b = &ss->breakdown;
-	const struct hook *sis = &chosen[HOOK_SELECT_TASK_RQ_FAIR];
-	int ret;
-
-	b->by_cpu = ss->args.per_cpu;
-	b->per_process = ss->args.per_process;
-	b->nr_groups = ss->topo.nr_cpu_ids;	/* LLC indexes are below it too */
-	b->nr_possible = libbpf_num_possible_cpus();
-	b->group_map = ss->obj->maps.group_counters;
-	b->processes = ss->obj->maps.process_counters;
-	b->cpus = &ss->cpus;
-	b->estimated = sis->flavour == FLAVOUR_NONE;
-	b->tier = flavour_name(b->estimated ? chosen[HOOK_SCHED_WAKEUP].flavour : sis->flavour);
-	if (b->nr_possible <= 0)
-		return errmsg(err, errlen, "cannot count the possible CPUs");
-	b->now = calloc(b->nr_groups * SG_NR, sizeof(*b->now));
-	b->last = calloc(b->nr_groups * SG_NR, sizeof(*b->last));
-	b->win = calloc(b->nr_groups * SG_NR, sizeof(*b->win));
-	b->process_values = calloc(b->nr_possible, sizeof(*b->process_values));
-	/* The map's fd exists once it is loaded: sisscan_after_load(). */
-	if (!b->now || !b->last || !b->win || !b->process_values ||
-	    percpu_sums_init(&b->groups, 0, b->nr_groups * SG_NR, b->nr_possible))
-		return errmsg(err, errlen, "out of memory");
-	ss->obj->rodata->breakdown = b->by_cpu ? SIS_BY_CPU : SIS_BY_LLC;
-	ss->obj->rodata->per_process = b->per_process;
-	ret = bpf_map__set_max_entries(b->group_map, b->nr_groups * SG_NR);
-	if (!ret && !b->per_process)
-		ret = bpf_map__set_max_entries(b->processes, 1);
-	if (ret)
-		return errmsg(err, errlen, "sizing the breakdown maps failed: %s",
-			      strerror(-ret));
-	return 0;
-}
-
-static int sisscan_before_load(void *user, const struct hook *chosen,
-			       const struct common_opts *opts, char *err,
-			       size_t errlen)
-{
-	struct sisscan *ss = user;
 
 	if (topology_load(&ss->topo, opts->sysfs_root, err, errlen))
 		return -1;
-	ss->obj->rodata->nr_cpu_words = cpustate_words(ss->topo.nr_cpu_ids);
-	ss->obj->rodata->tp_placement =
-		chosen[HOOK_SELECT_TASK_RQ_FAIR].flavour == FLAVOUR_NONE &&
-		chosen[HOOK_SCHED_WAKEUP].flavour != FLAVOUR_NONE;
-	if (audit_setup(ss, opts, err, errlen) || breakdown_setup(ss, chosen, err, errlen))
+	obj->rodata->nr_cpu_words = cpustate_words(ss->topo.nr_cpu_ids);
+	obj->rodata->tp_placement = tp_placement;
+	obj->rodata->breakdown = ss->args.per_cpu ? SIS_BY_CPU : SIS_BY_LLC;
+	obj->rodata->per_process = ss->args.per_process;
+	if (audit_setup(obj, ss->args.filters, ss->args.delay_ms,
+			ss->args.events_path != NULL, opts, err, errlen))
 		return -1;
+	/* LLC indexes are below nr_cpu_ids too. */
+	ret = bpf_map__set_max_entries(obj->maps.group_counters, ss->topo.nr_cpu_ids);
+	if (!ret && !ss->args.per_process)
+		ret = bpf_map__set_max_entries(obj->maps.process_counters, 1);
+	if (ret)
+		return errmsg(err, errlen, "sizing the breakdown maps failed: %s",
+			      strerror(-ret));
 	return cpustate_size(&ss->maps, ss->topo.nr_cpu_ids, err, errlen);
 }
 
-/* SMT cores (sysfs) for the decoder's "sibling of prev" test (S7). */
-static int sisscan_after_load(void *user, const struct common_opts *opts,
-			      char *err, size_t errlen)
+/* After the load: the SMT cores (sysfs) for the decoder's "sibling of prev" test (S7). */
+static int fill_smt_cores(struct sisscan *ss, char *err, size_t errlen)
 {
-	struct sisscan *ss = user;
 	int fd = bpf_map__fd(ss->obj->maps.smt_core);
 
-	(void)opts;
-	ss->breakdown.groups.fd = bpf_map__fd(ss->obj->maps.group_counters);
 	for (int cpu = 0; cpu < ss->topo.nr_cpu_ids; cpu++) {
 		__u32 key = cpu;
 		__s32 core = ss->topo.core_of_cpu[cpu];
@@ -820,61 +393,44 @@ static int sisscan_after_load(void *user, const struct common_opts *opts,
 	return 0;
 }
 
-static int events_start(struct sisscan *ss, char *err, size_t errlen)
+static int add_breakdowns(struct sisscan *ss)
 {
-	struct event_stream *es = &ss->stream;
+	const struct hook *sis = tool_hook(&ss->tool, HOOK_SELECT_TASK_RQ_FAIR);
+	bool estimated = sis->flavour == FLAVOUR_NONE;
+	enum flavour flavour = estimated ?
+		tool_hook(&ss->tool, HOOK_SCHED_WAKEUP)->flavour : sis->flavour;
+	const char *tier = flavour_name(flavour);
 
-	es->filters = ss->args.filters;
-	es->cpus = &ss->cpus;
-	es->out = fopen(ss->args.events_path, "w");
-	if (!es->out)
-		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
-			      ss->args.events_path, strerror(errno));
-	json_init(&es->writer);
-	es->rb = ring_buffer__new(bpf_map__fd(ss->obj->maps.events), write_event,
-				  es, NULL);
-	if (!es->rb)
-		return errmsg(err, errlen, "opening the event ring buffer failed: %s",
-			      strerror(errno));
-	if (pthread_create(&es->thread, NULL, drain_events, es))
-		return errmsg(err, errlen, "cannot start the event writer thread");
-	es->running = true;
-	return 0;
+	/* No placement hook (e.g. classic tracepoints only): nothing to break down. */
+	if (flavour == FLAVOUR_NONE)
+		return 0;
+	if (tool_add_table(&ss->tool, &ss->groups,
+			   ss->args.per_cpu ? &cpu_table : &llc_table,
+			   ss->obj->maps.group_counters, NULL, &ss->cpus, tier, estimated))
+		return -1;
+	if (!ss->args.per_process)
+		return 0;
+	return tool_add_table(&ss->tool, &ss->processes, &process_table,
+			      ss->obj->maps.process_counters, ss->obj->maps.table_drops,
+			      NULL, tier, estimated);
 }
 
-/* After the programs are detached: the last events, then close. */
-static void events_stop(struct event_stream *es)
+/* After the attach: the scheduler's LLCs and runqueues, then the learner goes. */
+static int learn_cpus(struct sisscan *ss, char *err, size_t errlen)
 {
-	if (es->running) {
-		es->stop = true;
-		pthread_join(es->thread, NULL);
-	}
-	if (es->rb) {
-		ring_buffer__consume(es->rb);
-		ring_buffer__free(es->rb);
-	}
-	if (es->out)
-		fclose(es->out);
-	json_free(&es->writer);
-}
-
-/* The scheduler's LLCs and runqueues, then the learner goes. */
-static int sisscan_after_attach(void *user, struct hook *attached,
-				const struct common_opts *opts, char *err,
-				size_t errlen)
-{
-	struct sisscan *ss = user;
+	struct hook *learner = &ss->tool.hooks[HOOK_SCHED_UPDATE_NR_RUNNING];
 	int ret;
 
-	(void)opts;
 	/* Without it, the runqueue-based metrics say "not measured". */
-	if (attached[HOOK_SCHED_UPDATE_NR_RUNNING].flavour == FLAVOUR_NONE)
+	if (learner->flavour == FLAVOUR_NONE)
 		return 0;
 	ret = cpustate_learn(&ss->cpus, &ss->maps, &ss->topo, err, errlen);
-	hook_detach(&attached[HOOK_SCHED_UPDATE_NR_RUNNING]);
+	hook_detach(learner);
 	if (ret || !ss->args.events_path)
 		return ret;
-	return events_start(ss, err, errlen);
+	ss->audit_stream = (struct audit_stream){ ss->args.filters, &ss->cpus };
+	return event_stream_start(&ss->stream, bpf_map__fd(ss->obj->maps.events),
+				  audit_format_event, &ss->audit_stream, err, errlen);
 }
 
 static const char doc[] =
@@ -886,6 +442,7 @@ static const char doc[] =
 	"    sisscan -p 185 -d 10  # wakeups of process 185 for 10 s\n"
 	"    sisscan --linear 5    # scan depth in linear slots\n"
 	"    sisscan --json --mode tracepoint 1\n"
+	"    sisscan --listen 127.0.0.1:9464 10  # Prometheus metrics while tracing\n"
 	"\n"
 	"-p, --comm, -c and -C select the woken task (-C: by the CPU it last ran\n"
 	"on).\n"
@@ -893,63 +450,62 @@ static const char doc[] =
 
 int main(int argc, char **argv)
 {
-	struct hook_spec hooks[NR_HOOKS];
-	struct metric_table table = {};
-	struct counter_tool tool = {
-		.tool = "sisscan",
-		.what = "wakeups and select_idle_sibling()",
-		.hooks = hooks,
-		.nr_hooks = NR_HOOKS,
-		.nr_counters = SISSCAN_NR_COUNTERS,
-		.before_load = sisscan_before_load,
-		.after_load = sisscan_after_load,
-		.after_attach = sisscan_after_attach,
-		.window = sisscan_window,
-		.extra = { .text = breakdown_text, .json = breakdown_json },
-	};
-	struct sisscan ss = { .args.delay_ms = 1 };
+	static struct sisscan ss = { .args.delay_ms = 1 };
 	struct common_opts opts;
-	struct sisscan_bpf *obj;
-	int ret;
+	struct tool_desc desc;
+	char err[512];
+	int ret = 1;
 
 	parse_tool_args_with(argc, argv, doc, &opts, sisscan_options,
 			     parse_sisscan, &ss.args);
-	memcpy(hooks, hook_table, sizeof(hooks));
-	if (!ss.args.filters) {
-		hooks[HOOK_HRTIMER_EXPIRE_ENTRY].skip_why = "only with --filter";
-		hooks[HOOK_SCHED_SWITCH].skip_why = "only with --filter";
-	}
-	if (build_metrics(&table, &ss.args)) {
-		fprintf(stderr, "sisscan: out of memory\n");
+	desc = describe(&ss);
+	if (preflight(desc.name, &opts))
+		return 1;
+	if (ss.args.events_path &&
+	    event_stream_open(&ss.stream, ss.args.events_path, err, sizeof(err))) {
+		fprintf(stderr, "sisscan: %s\n", err);
 		return 1;
 	}
-	tool.metrics = table.metrics;
-	tool.nr_metrics = table.nr;
-	if (preflight(tool.tool, &opts))
-		return 1;
-	obj = sisscan_bpf__open();
-	if (!obj) {
+	ss.obj = sisscan_bpf__open();
+	if (!ss.obj) {
 		fprintf(stderr, "sisscan: opening the BPF object failed\n");
+		event_stream_stop(&ss.stream, err, sizeof(err));
 		return 1;
 	}
-	filter_from_opts(&obj->rodata->schedscan_filter, &opts);
-	tool.counters = obj->maps.counters;
-	ss.obj = obj;
+	selection_from_opts(&ss.obj->rodata->schedscan_filter, &opts);
 	ss.maps = (struct cpustate_maps){
-		.rq_of_cpu = obj->maps.rq_of_cpu,
-		.llc_of_cpu = obj->maps.llc_of_cpu,
-		.llc_cpu_count = obj->maps.llc_cpu_count,
-		.llc_span_words = obj->maps.llc_span_words,
-		.llc_first = obj->maps.llc_first,
-		.llc_cpus = obj->maps.llc_cpus,
+		.rq_of_cpu = ss.obj->maps.rq_of_cpu,
+		.llc_of_cpu = ss.obj->maps.llc_of_cpu,
+		.llc_cpu_count = ss.obj->maps.llc_cpu_count,
+		.llc_span_words = ss.obj->maps.llc_span_words,
+		.llc_first = ss.obj->maps.llc_first,
+		.llc_cpus = ss.obj->maps.llc_cpus,
 	};
-	tool.user = &ss;
-	tool.extra.ctx = &ss.breakdown;
-	ret = counter_tool_main(&tool, &opts, obj->skeleton);
-	breakdown_free(&ss.breakdown);
-	events_stop(&ss.stream);
-	sisscan_bpf__destroy(obj);
-	free(table.metrics);
+	if (tool_init(&ss.tool, &desc, &opts) ||
+	    tool_choose_hooks(&ss.tool, ss.obj->obj))
+		goto out;
+	if (setup_before_load(&ss, err, sizeof(err)))
+		goto fail;
+	if (tool_load(&ss.tool, ss.obj->skeleton, ss.obj->maps.counters))
+		goto out;
+	if (fill_smt_cores(&ss, err, sizeof(err)))
+		goto fail;
+	if (add_breakdowns(&ss) || tool_attach(&ss.tool))
+		goto out;
+	if (learn_cpus(&ss, err, sizeof(err)))
+		goto fail;
+	ret = tool_run(&ss.tool);
+	goto out;
+fail:
+	fprintf(stderr, "sisscan: %s\n", err);
+out:
+	tool_destroy(&ss.tool);
+	/* After the detach: the last events, then close (and say if any was lost). */
+	if (ss.args.events_path && event_stream_stop(&ss.stream, err, sizeof(err))) {
+		fprintf(stderr, "sisscan: %s\n", err);
+		ret = 1;
+	}
+	sisscan_bpf__destroy(ss.obj);
 	topology_free(&ss.topo);
 	cpustate_free(&ss.cpus);
 	return ret;

@@ -2,7 +2,7 @@
 #ifndef SISSCAN_H
 #define SISSCAN_H
 
-#include "bpf/sis_decode.h"
+#include "sis_decode.h"
 
 /*
  * Count histograms (probes, scan depth, nr_idle_scan) are linear in the
@@ -12,6 +12,9 @@
 #define SISSCAN_COUNT_SLOTS 256
 /* Nanosecond histograms (select_time_ns, stale-bit ages): log2 slots up to 2^38 ns. */
 #define SISSCAN_TIME_SLOTS 40
+/* Counter slots a histogram takes: its buckets, then the sum of its values. */
+#define SISSCAN_COUNT_HIST (SISSCAN_COUNT_SLOTS + 1)
+#define SISSCAN_TIME_HIST (SISSCAN_TIME_SLOTS + 1)
 
 /* Filters the audit can model (--filter); docs/metrics.md "Filter audit". */
 enum sis_filter {
@@ -38,8 +41,8 @@ enum sis_filter_counter {
 	SIS_FC_FN,		/* unoccupied CPUs it filtered out */
 	SIS_FC_HID_ALL,		/* audits where it hid every unoccupied CPU */
 	SIS_FC_DEPTH_HIST,
-	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
-	SIS_FC_STRIDE = SIS_FC_AGE_HIST + SISSCAN_TIME_SLOTS,
+	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + SISSCAN_COUNT_HIST,
+	SIS_FC_STRIDE = SIS_FC_AGE_HIST + SISSCAN_TIME_HIST,
 };
 
 /*
@@ -58,7 +61,15 @@ enum sis_group_counter {
 };
 
 #define SISSCAN_MAX_PROCESSES 10240
+/* The process table's slot in table_drops (lib/bpf/table.bpf.h). */
+#define SISSCAN_PROCESS_DROPS 0
 
+/* A row of the per-LLC or per-CPU breakdown (a per-CPU array by group). */
+struct sisscan_group {
+	__u64 counts[SG_NR];
+};
+
+/* A -P row, shared by every CPU. */
 struct sisscan_process {
 	char comm[16];
 	__u64 counts[SG_NR];
@@ -117,12 +128,12 @@ enum sisscan_counter {
 	SISSCAN_TP_MISSED_IDLE,
 	SISSCAN_TP_LOST,		/* pending placements overwritten */
 	SISSCAN_PROBES_HIST,
-	SISSCAN_DEPTH_HIST = SISSCAN_PROBES_HIST + SISSCAN_COUNT_SLOTS,
-	SISSCAN_NR_IDLE_SCAN_HIST = SISSCAN_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
-	SISSCAN_TP_DEPTH_HIST = SISSCAN_NR_IDLE_SCAN_HIST + SISSCAN_COUNT_SLOTS,
-	SISSCAN_TIME_HIST = SISSCAN_TP_DEPTH_HIST + SISSCAN_COUNT_SLOTS,
+	SISSCAN_DEPTH_HIST = SISSCAN_PROBES_HIST + SISSCAN_COUNT_HIST,
+	SISSCAN_NR_IDLE_SCAN_HIST = SISSCAN_DEPTH_HIST + SISSCAN_COUNT_HIST,
+	SISSCAN_TP_DEPTH_HIST = SISSCAN_NR_IDLE_SCAN_HIST + SISSCAN_COUNT_HIST,
+	SISSCAN_SELECT_TIME_HIST = SISSCAN_TP_DEPTH_HIST + SISSCAN_COUNT_HIST,
 	/* Filter audit (--filter): common, then SIS_FC_STRIDE per filter. */
-	SISSCAN_AUDITS = SISSCAN_TIME_HIST + SISSCAN_TIME_SLOTS,
+	SISSCAN_AUDITS = SISSCAN_SELECT_TIME_HIST + SISSCAN_TIME_HIST,
 	SISSCAN_AUDIT_CPUS,		/* LLC & allowed CPUs checked */
 	SISSCAN_AUDIT_UNOCCUPIED,	/* ... of them unoccupied */
 	SISSCAN_AUDIT_TRUNCATED,	/* LLCs over 64 CPUs: no filter depth */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "filter.h"
+#include "selection.h"
 
-void filter_from_opts(volatile struct schedscan_filter *filter,
+void selection_from_opts(volatile struct schedscan_filter *filter,
 		      const struct common_opts *opts)
 {
 	struct schedscan_filter f = {};

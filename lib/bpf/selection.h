@@ -5,8 +5,8 @@
  * before load, so a filter that is not in use costs one predictable
  * branch and nothing else.
  */
-#ifndef SCHEDSCAN_FILTER_H
-#define SCHEDSCAN_FILTER_H
+#ifndef SCHEDSCAN_SELECTION_H
+#define SCHEDSCAN_SELECTION_H
 
 #define SCHEDSCAN_COMM_LEN 16
 #define SCHEDSCAN_MAX_CPUS 8192

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BPF side of lib/table.h: bounded table maps whose full-map inserts are
+ * counted (a full map must never lose rows silently), and durations
+ * (time integrals of an on/off state). Include after schedscan.bpf.h.
+ */
+#ifndef SCHEDSCAN_TABLE_BPF_H
+#define SCHEDSCAN_TABLE_BPF_H
+
+#include "table.h"
+
+/* Per table slot: inserts that found the map full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCHEDSCAN_MAX_TABLES);
+	__type(key, __u32);
+	__type(value, __u64);
+} table_drops SEC(".maps");
+
+/*
+ * The row of key in a hash table map, created from init if it is new
+ * (bcc's bpf_map_lookup_or_try_init, counting failures in drop_slot).
+ * NULL when the map is full: the event is then missing from the table
+ * (never from the tool's scalar counters) and table_drops says how often.
+ */
+static __always_inline void *table_row(void *map, const void *key,
+				       const void *init, __u32 drop_slot)
+{
+	void *row = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (row)
+		return row;
+	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another CPU created it */) {
+		__u64 *drops = bpf_map_lookup_elem(&table_drops, &drop_slot);
+
+		if (drops)
+			*drops += 1;
+		return NULL;
+	}
+	return bpf_map_lookup_elem(map, key);
+}
+
+/*
+ * Switches a duration on or off at now (bpf_ktime_get_ns()); returns the
+ * length of the episode it closes, 0 otherwise. Callers serialise
+ * updates of one duration (one CPU, or the lock of what it describes).
+ */
+static __always_inline __u64 duration_set(struct schedscan_duration *d, bool on,
+					  __u64 now)
+{
+	__u64 ended = 0;
+
+	if (d->on == (__u32)on)
+		return 0;
+	d->seq_begin++;
+	asm volatile("" ::: "memory");
+	if (on) {
+		d->since = now;
+		d->episodes++;
+	} else if (now > d->since) {
+		ended = now - d->since;
+		d->total_ns += ended;
+	}
+	d->on = on;
+	asm volatile("" ::: "memory");
+	d->seq_end = d->seq_begin;
+	return ended;
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Table layouts shared by the BPF programs and user space (lib/table.h,
+ * lib/bpf/table.bpf.h).
+ */
+#ifndef SCHEDSCAN_BPF_TABLE_H
+#define SCHEDSCAN_BPF_TABLE_H
+
+/* Slots of an object's table_drops map: one per bounded table. */
+#define SCHEDSCAN_MAX_TABLES 8
+
+/*
+ * A state that is on for a while (a runqueue overloaded, a CPU idle),
+ * integrated over time. Written by whoever changes the state (callers
+ * serialise, e.g. under the runqueue lock), read by user space without a
+ * lock: seq_begin and seq_end differ while an update is under way, and
+ * the reader then reads again.
+ */
+struct schedscan_duration {
+	__u64 seq_begin;
+	__u64 since;		/* bpf_ktime_get_ns() when it last turned on */
+	__u64 total_ns;		/* closed episodes */
+	__u64 episodes;		/* episodes started, the open one included */
+	__u32 on;
+	__u32 pad;
+	__u64 seq_end;
+};
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "events.h"
+#include "util.h"
+
+int event_stream_open(struct event_stream *es, const char *path, char *err,
+		      size_t errlen)
+{
+	memset(es, 0, sizeof(*es));
+	es->path = path;
+	es->out = fopen(path, "w");
+	if (!es->out)
+		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
+			      path, strerror(errno));
+	json_init(&es->writer);
+	return 0;
+}
+
+static int write_event(void *ctx, void *data, size_t size)
+{
+	struct event_stream *es = ctx;
+	struct json_writer *w = &es->writer;
+
+	json_reset(w);
+	json_begin_object(w);
+	if (!es->format(es->ctx, data, size, w))
+		return 0;
+	json_end_object(w);
+	if (json_emit_line(w, es->out) || ferror(es->out)) {
+		if (!es->first_errno)
+			es->first_errno = errno ? errno : EIO;
+		es->write_errors++;
+		return 0;
+	}
+	es->written++;
+	return 0;
+}
+
+static void *drain(void *arg)
+{
+	struct event_stream *es = arg;
+
+	while (!es->stop)
+		ring_buffer__poll(es->rb, 100);
+	return NULL;
+}
+
+int event_stream_start(struct event_stream *es, int ringbuf_fd,
+		       event_format_fn format, void *ctx, char *err, size_t errlen)
+{
+	es->format = format;
+	es->ctx = ctx;
+	es->rb = ring_buffer__new(ringbuf_fd, write_event, es, NULL);
+	if (!es->rb)
+		return errmsg(err, errlen, "opening the event ring buffer failed: %s",
+			      strerror(errno));
+	if (pthread_create(&es->thread, NULL, drain, es))
+		return errmsg(err, errlen, "cannot start the event writer thread");
+	es->running = true;
+	return 0;
+}
+
+int event_stream_stop(struct event_stream *es, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (es->running) {
+		es->stop = true;
+		pthread_join(es->thread, NULL);
+		es->running = false;
+	}
+	if (es->rb) {
+		ring_buffer__consume(es->rb);
+		ring_buffer__free(es->rb);
+		es->rb = NULL;
+	}
+	if (es->out) {
+		int bad = fflush(es->out) | ferror(es->out);
+
+		bad |= fclose(es->out);
+		if (bad && !es->write_errors) {
+			es->first_errno = errno ? errno : EIO;
+			es->write_errors++;
+		}
+		es->out = NULL;
+	}
+	if (es->write_errors)
+		ret = errmsg(err, errlen, "writing the event stream to %s failed: %s (%llu records lost, %llu written)",
+			     es->path, strerror(es->first_errno), es->write_errors,
+			     es->written);
+	json_free(&es->writer);
+	return ret;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdio.h>
+#include "hist.h"
+#include "openmetrics.h"
+
+void om_header(struct strbuf *b, const char *family, const char *type,
+	       const char *help)
+{
+	strbuf_printf(b, "# HELP %s ", family);
+	/* HELP text escapes only backslash and newline. */
+	for (const char *c = help; *c; c++) {
+		if (*c == '\\')
+			strbuf_printf(b, "\\\\");
+		else if (*c == '\n')
+			strbuf_printf(b, "\\n");
+		else
+			strbuf_printf(b, "%c", *c);
+	}
+	strbuf_printf(b, "\n# TYPE %s %s\n", family, type);
+}
+
+static void labels_out(struct strbuf *b, const struct om_label *labels,
+		       int nr_labels)
+{
+	if (!nr_labels)
+		return;
+	strbuf_printf(b, "{");
+	for (int i = 0; i < nr_labels; i++) {
+		strbuf_printf(b, "%s%s=\"", i ? "," : "", labels[i].name);
+		for (const char *c = labels[i].value; *c; c++) {
+			if (*c == '\\' || *c == '"')
+				strbuf_printf(b, "\\%c", *c);
+			else if (*c == '\n')
+				strbuf_printf(b, "\\n");
+			else
+				strbuf_printf(b, "%c", *c);
+		}
+		strbuf_printf(b, "\"");
+	}
+	strbuf_printf(b, "}");
+}
+
+void om_sample_u64(struct strbuf *b, const char *family, const char *suffix,
+		   const struct om_label *labels, int nr_labels,
+		   unsigned long long value)
+{
+	strbuf_printf(b, "%s%s", family, suffix ? suffix : "");
+	labels_out(b, labels, nr_labels);
+	strbuf_printf(b, " %llu\n", value);
+}
+
+void om_sample_double(struct strbuf *b, const char *family, const char *suffix,
+		      const struct om_label *labels, int nr_labels, double value)
+{
+	strbuf_printf(b, "%s%s", family, suffix ? suffix : "");
+	labels_out(b, labels, nr_labels);
+	if (isnan(value))
+		strbuf_printf(b, " NaN\n");
+	else
+		strbuf_printf(b, " %.15g\n", value);
+}
+
+void om_histogram(struct strbuf *b, const char *family,
+		  const struct om_label *labels, int nr_labels,
+		  const struct hist *h, double sum, double divisor)
+{
+	struct om_label all[OM_MAX_LABELS + 1];
+	unsigned long long cumulative = 0;
+	char le[48];
+
+	if (nr_labels > OM_MAX_LABELS)
+		nr_labels = OM_MAX_LABELS;
+	for (int i = 0; i < nr_labels; i++)
+		all[i] = labels[i];
+	all[nr_labels].name = "le";
+	all[nr_labels].value = le;
+	for (unsigned int k = 0; k < h->nr_slots; k++) {
+		unsigned long long low, high;
+
+		hist_slot_range(h, k, &low, &high);
+		cumulative += h->slots[k];
+		/* The last slot is open-ended: it is the +Inf bucket. */
+		if (k + 1 == h->nr_slots)
+			break;
+		snprintf(le, sizeof(le), "%.15g", (double)high / divisor);
+		om_sample_u64(b, family, "_bucket", all, nr_labels + 1, cumulative);
+	}
+	snprintf(le, sizeof(le), "+Inf");
+	om_sample_u64(b, family, "_bucket", all, nr_labels + 1, hist_total(h));
+	om_sample_double(b, family, "_sum", labels, nr_labels, sum / divisor);
+	om_sample_u64(b, family, "_count", labels, nr_labels, hist_total(h));
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "json.h"
+#include "openmetrics.h"
+#include "table.h"
+#include "util.h"
+
+/* A duration entry caught mid-update is read again this many times. */
+#define DURATION_RETRIES 8
+
+unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
+					  unsigned long long read_ns)
+{
+	/* An episode that began after read_ns adds nothing yet. */
+	if (d->on && read_ns > d->since)
+		return d->total_ns + (read_ns - d->since);
+	return d->total_ns;
+}
+
+void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
+		      unsigned int i, char (*out)[TABLE_LABEL_LEN])
+{
+	for (int cpu = 0; cpu < d->nr_cpus && !out[0][0]; cpu++)
+		snprintf(out[0], TABLE_LABEL_LEN, "%.16s",
+			 (const char *)map_dump_value(d, i, cpu));
+}
+
+static int check_spec(const struct table_spec *s, __u32 key_size,
+		      __u32 value_size)
+{
+	unsigned int need;
+
+	if (key_size > TABLE_MAX_KEY_SIZE || s->nr_keys > TABLE_MAX_KEY_FIELDS ||
+	    s->nr_labels > TABLE_MAX_LABELS || s->nr_values > TABLE_MAX_VALUES ||
+	    s->nr_columns > TABLE_MAX_COLUMNS || s->drop_slot >= SCHEDSCAN_MAX_TABLES)
+		return -EINVAL;
+	for (int k = 0; k < s->nr_keys; k++)
+		if ((s->keys[k].size != 4 && s->keys[k].size != 8) ||
+		    s->keys[k].offset + s->keys[k].size > key_size)
+			return -EINVAL;
+	for (int c = 0; c < s->nr_columns; c++)
+		if (s->columns[c].value >= s->nr_values ||
+		    ((s->columns[c].kind == COLUMN_PERCENT ||
+		      s->columns[c].kind == COLUMN_MEAN) &&
+		     s->columns[c].denominator >= s->nr_values))
+			return -EINVAL;
+	if (s->sort_value >= (int)s->nr_values)
+		return -EINVAL;
+	if (s->source == TABLE_DURATIONS) {
+		if (s->nr_values % 2)
+			return -EINVAL;
+		need = s->value_offset +
+		       s->nr_values / 2 * sizeof(struct schedscan_duration);
+	} else {
+		need = s->value_offset + s->nr_values * sizeof(__u64);
+	}
+	return need <= value_size ? 0 : -EINVAL;
+}
+
+int table_init(struct table *t, const struct table_spec *spec, int map_fd,
+	       int drops_fd, void *ctx)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->spec = spec;
+	t->ctx = ctx;
+	t->tier = "none";
+	ret = map_dump_init(&t->dump, map_fd);
+	if (ret)
+		return ret;
+	ret = check_spec(spec, t->dump.key_size, t->dump.value_size);
+	if (ret)
+		return ret;
+	if (spec->drop_slot >= 0 && drops_fd >= 0) {
+		ret = map_dump_init(&t->drops, drops_fd);
+		if (ret)
+			return ret;
+		t->have_drops = true;
+	}
+	return 0;
+}
+
+void table_free(struct table *t)
+{
+	map_dump_free(&t->dump);
+	if (t->have_drops)
+		map_dump_free(&t->drops);
+	free(t->rows);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+/* FNV-1a over the key bytes. */
+static size_t key_hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return (size_t)h;
+}
+
+static int index_insert(struct table *t, size_t row)
+{
+	size_t mask = t->index_size - 1,
+	       slot = key_hash(t->rows[row].key, t->dump.key_size) & mask;
+
+	while (t->index[slot])
+		slot = (slot + 1) & mask;
+	t->index[slot] = row + 1;
+	return 0;
+}
+
+/* Keeps the index at most half full, so a probe ends quickly. */
+static int index_grow(struct table *t)
+{
+	size_t size = t->index_size ? t->index_size * 2 : 64;
+	size_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	free(t->index);
+	t->index = index;
+	t->index_size = size;
+	for (size_t r = 0; r < t->nr_rows; r++)
+		index_insert(t, r);
+	return 0;
+}
+
+static struct table_row *row_for(struct table *t, const void *key, bool *created)
+{
+	size_t mask, slot;
+	struct table_row *row;
+
+	*created = false;
+	if (t->index_size) {
+		mask = t->index_size - 1;
+		for (slot = key_hash(key, t->dump.key_size) & mask; t->index[slot];
+		     slot = (slot + 1) & mask) {
+			row = &t->rows[t->index[slot] - 1];
+			if (!memcmp(row->key, key, t->dump.key_size))
+				return row;
+		}
+	}
+	if ((t->nr_rows + 1) * 2 > t->index_size && index_grow(t))
+		return NULL;
+	if (grow_array((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)))
+		return NULL;
+	row = &t->rows[t->nr_rows];
+	memset(row, 0, sizeof(*row));
+	memcpy(row->key, key, t->dump.key_size);
+	index_insert(t, t->nr_rows++);
+	*created = true;
+	return row;
+}
+
+/* One entry's duration k, read again by key while caught mid-update. */
+static struct schedscan_duration read_duration(struct table *t, const void *key,
+					       const unsigned char *value,
+					       unsigned int k)
+{
+	size_t offset = t->spec->value_offset + k * sizeof(struct schedscan_duration);
+	struct schedscan_duration d;
+	unsigned char *fresh = NULL;
+
+	memcpy(&d, value + offset, sizeof(d));
+	for (int retry = 0; d.seq_begin != d.seq_end && retry < DURATION_RETRIES; retry++) {
+		t->torn_reads++;
+		if (!fresh)
+			fresh = malloc(t->dump.value_size);
+		if (!fresh || bpf_map_lookup_elem(t->dump.fd, key, fresh))
+			break;
+		memcpy(&d, fresh + offset, sizeof(d));
+	}
+	free(fresh);
+	return d;
+}
+
+int table_feed(struct table *t, const void *key, const struct map_dump *d,
+	       unsigned int i, unsigned long long read_ns)
+{
+	const struct table_spec *s = t->spec;
+	struct table_row *row;
+	bool created;
+
+	row = row_for(t, key, &created);
+	if (!row)
+		return -ENOMEM;
+	if (s->labels && (created || (s->nr_labels && !row->labels[0][0])))
+		s->labels(t->ctx, key, d, i, row->labels);
+	if (s->source == TABLE_COUNTERS) {
+		for (unsigned int v = 0; v < s->nr_values; v++)
+			row->now[v] = map_dump_sum_u64(d, i, s->value_offset + v * sizeof(__u64));
+		return 0;
+	}
+	for (unsigned int k = 0; k < s->nr_values / 2; k++) {
+		struct schedscan_duration dur = read_duration(t, key, map_dump_value(d, i, 0), k);
+		unsigned long long ns = duration_cumulative_ns(&dur, read_ns);
+
+		/* Never backwards: a window is never negative. */
+		row->now[2 * k] = ns > row->now[2 * k] ? ns : row->now[2 * k];
+		row->now[2 * k + 1] = dur.episodes;
+	}
+	return 0;
+}
+
+int table_read(struct table *t, unsigned long long read_ns)
+{
+	int ret = map_dump_read(&t->dump);
+
+	if (ret)
+		return ret;
+	for (__u32 i = 0; i < t->dump.count; i++) {
+		ret = table_feed(t, map_dump_key(&t->dump, i), &t->dump, i, read_ns);
+		if (ret)
+			return ret;
+	}
+	if (t->have_drops) {
+		ret = map_dump_read(&t->drops);
+		if (ret)
+			return ret;
+		for (__u32 i = 0; i < t->drops.count; i++) {
+			__u32 key;
+
+			memcpy(&key, map_dump_key(&t->drops, i), sizeof(key));
+			if (key == (__u32)t->spec->drop_slot)
+				t->dropped_now = map_dump_sum_u64(&t->drops, i, 0);
+		}
+	}
+	return 0;
+}
+
+void table_window(struct table *t, enum table_window_kind kind, double window_s)
+{
+	size_t n = sizeof(t->rows[0].now);
+
+	t->window_s = window_s;
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		struct table_row *row = &t->rows[r];
+
+		for (unsigned int v = 0; v < t->spec->nr_values; v++) {
+			if (kind == WINDOW_INTERVAL)
+				row->win[v] = row->now[v] - row->last[v];
+			else if (kind == WINDOW_RUN)
+				row->win[v] = row->now[v];
+			else
+				row->win[v] = row->last[v];
+		}
+		if (kind != WINDOW_RUN_AFTER_INTERVALS)
+			memcpy(row->last, row->now, n);
+	}
+	if (kind == WINDOW_INTERVAL)
+		t->dropped_win = t->dropped_now - t->dropped_last;
+	else if (kind == WINDOW_RUN)
+		t->dropped_win = t->dropped_now;
+	else
+		t->dropped_win = t->dropped_last;
+	if (kind != WINDOW_RUN_AFTER_INTERVALS)
+		t->dropped_last = t->dropped_now;
+}
+
+static const unsigned long long *row_values(const struct table_row *row,
+					    enum table_values which)
+{
+	if (which == TABLE_CUMULATIVE_NOW)
+		return row->now;
+	return which == TABLE_CUMULATIVE_LAST ? row->last : row->win;
+}
+
+unsigned long long table_total(const struct table *t, unsigned int value,
+			       enum table_values which)
+{
+	unsigned long long sum = 0;
+
+	for (size_t r = 0; r < t->nr_rows; r++)
+		sum += row_values(&t->rows[r], which)[value];
+	return sum;
+}
+
+static unsigned long long key_field(const struct table_key_field *f, const void *key)
+{
+	const unsigned char *p = (const unsigned char *)key + f->offset;
+
+	if (f->size == 8) {
+		__u64 v;
+
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
+	if (f->is_signed) {
+		__s32 v;
+
+		memcpy(&v, p, sizeof(v));
+		return (unsigned long long)(long long)v;
+	}
+	{
+		__u32 v;
+
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
+}
+
+static void key_text(const struct table_key_field *f, const void *key,
+		     char *buf, size_t len)
+{
+	unsigned long long v = key_field(f, key);
+
+	if (f->is_signed)
+		snprintf(buf, len, "%lld", (long long)v);
+	else if (f->size == 8 && v > 0xffffffffULL)
+		snprintf(buf, len, "0x%llx", v);
+	else
+		snprintf(buf, len, "%llu", v);
+}
+
+static bool row_empty(const struct table_row *row, unsigned int nr_values)
+{
+	for (unsigned int v = 0; v < nr_values; v++)
+		if (row->win[v])
+			return false;
+	return true;
+}
+
+/* qsort has no context argument: the spec of the table being sorted. */
+static __thread const struct table *sorting;
+
+static int compare_keys(const struct table_row *a, const struct table_row *b)
+{
+	const struct table_spec *s = sorting->spec;
+
+	for (int k = 0; k < s->nr_keys; k++) {
+		unsigned long long x = key_field(&s->keys[k], a->key),
+				   y = key_field(&s->keys[k], b->key);
+
+		if (s->keys[k].is_signed && (long long)x != (long long)y)
+			return (long long)x < (long long)y ? -1 : 1;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return memcmp(a->key, b->key, sorting->dump.key_size);
+}
+
+static int compare_rows(const void *pa, const void *pb)
+{
+	const struct table_row *a = *(const struct table_row *const *)pa,
+			       *b = *(const struct table_row *const *)pb;
+	int v = sorting->spec->sort_value;
+
+	if (v >= 0 && a->win[v] != b->win[v])
+		return a->win[v] < b->win[v] ? 1 : -1;
+	return compare_keys(a, b);
+}
+
+size_t table_sorted_rows(struct table *t, const struct table_row ***out)
+{
+	const struct table_row **rows = calloc(t->nr_rows ? t->nr_rows : 1, sizeof(*rows));
+	size_t n = 0;
+
+	*out = rows;
+	if (!rows)
+		return 0;
+	for (size_t r = 0; r < t->nr_rows; r++)
+		if (t->spec->all_rows || !row_empty(&t->rows[r], t->spec->nr_values))
+			rows[n++] = &t->rows[r];
+	sorting = t;
+	qsort(rows, n, sizeof(*rows), compare_rows);
+	sorting = NULL;
+	return n;
+}
+
+static void column_text(const struct table *t, const struct table_column *c,
+			const unsigned long long *v, char *buf, size_t len)
+{
+	double den;
+
+	switch (c->kind) {
+	case COLUMN_COUNT:
+		snprintf(buf, len, "%llu", v[c->value]);
+		break;
+	case COLUMN_DURATION:
+		snprintf(buf, len, "%.1f", v[c->value] / 1e6);
+		break;
+	case COLUMN_PERCENT:
+		den = (double)v[c->denominator];
+		snprintf(buf, len, "%.2f", den > 0 ? 100.0 * v[c->value] / den : 0.0);
+		break;
+	case COLUMN_MEAN:
+		den = (double)v[c->denominator];
+		snprintf(buf, len, "%.1f", den > 0 ? v[c->value] / den : 0.0);
+		break;
+	case COLUMN_SHARE:
+		snprintf(buf, len, "%.1f",
+			 t->window_s > 0 ? 100.0 * v[c->value] / (t->window_s * 1e9) : 0.0);
+		break;
+	}
+}
+
+void table_text(struct table *t, FILE *out, int top)
+{
+	const struct table_spec *s = t->spec;
+	const struct table_row **rows;
+	size_t n = table_sorted_rows(t, &rows), limit = n;
+	char cell[64];
+
+	if (top > 0)
+		limit = (size_t)top < n ? (size_t)top : n;
+	else if (s->text_rows > 0 && (size_t)s->text_rows < n)
+		limit = s->text_rows;
+	fputc('\n', out);
+	for (int k = 0; k < s->nr_keys; k++)
+		fprintf(out, "%-*s ", s->keys[k].width, s->keys[k].heading);
+	for (int l = 0; l < s->nr_labels; l++)
+		fprintf(out, "%-*s ", s->label_widths[l], s->label_headings[l]);
+	for (int c = 0, first = 1; c < s->nr_columns; c++) {
+		if (!s->columns[c].heading)
+			continue;
+		fprintf(out, "%s%*s", first ? "" : " ", s->columns[c].width,
+			s->columns[c].heading);
+		first = 0;
+	}
+	fputc('\n', out);
+	for (size_t r = 0; r < limit; r++) {
+		for (int k = 0; k < s->nr_keys; k++) {
+			key_text(&s->keys[k], rows[r]->key, cell, sizeof(cell));
+			fprintf(out, "%-*s ", s->keys[k].width, cell);
+		}
+		for (int l = 0; l < s->nr_labels; l++)
+			fprintf(out, "%-*.*s ", s->label_widths[l], s->label_widths[l],
+				rows[r]->labels[l]);
+		for (int c = 0, first = 1; c < s->nr_columns; c++) {
+			if (!s->columns[c].heading)
+				continue;
+			column_text(t, &s->columns[c], rows[r]->win, cell, sizeof(cell));
+			fprintf(out, "%s%*s", first ? "" : " ", s->columns[c].width, cell);
+			first = 0;
+		}
+		fputc('\n', out);
+	}
+	if (limit < n)
+		fprintf(out, "(%zu more row%s: --top N or --json)\n", n - limit,
+			n - limit == 1 ? "" : "s");
+	if (t->dropped_win)
+		fprintf(out, "%llu update%s found the %s table full: its rows undercount\n",
+			t->dropped_win, t->dropped_win == 1 ? "" : "s", s->name);
+	free(rows);
+}
+
+void table_json(struct table *t, struct json_writer *w)
+{
+	const struct table_spec *s = t->spec;
+	const struct table_row **rows;
+	size_t n = table_sorted_rows(t, &rows);
+	char by[128] = "";
+
+	for (int k = 0; k < s->nr_keys; k++)
+		snprintf(by + strlen(by), sizeof(by) - strlen(by), "%s%s", k ? "+" : "",
+			 s->keys[k].name);
+	json_key(w, s->name);
+	json_begin_object(w);
+	json_key(w, "by");
+	json_string(w, by);
+	json_key(w, "tier");
+	json_string(w, t->tier);
+	json_key(w, "estimated");
+	json_bool(w, t->estimated);
+	json_key(w, "rows_dropped");
+	json_u64(w, t->dropped_win);
+	json_key(w, "rows");
+	json_begin_array(w);
+	for (size_t r = 0; r < n; r++) {
+		json_begin_object(w);
+		for (int k = 0; k < s->nr_keys; k++) {
+			unsigned long long v = key_field(&s->keys[k], rows[r]->key);
+
+			json_key(w, s->keys[k].name);
+			if (s->keys[k].is_signed)
+				json_i64(w, (long long)v);
+			else
+				json_u64(w, v);
+		}
+		for (int l = 0; l < s->nr_labels; l++) {
+			json_key(w, s->label_names[l]);
+			json_string(w, rows[r]->labels[l]);
+		}
+		for (int c = 0; c < s->nr_columns; c++) {
+			const struct table_column *col = &s->columns[c];
+
+			if (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION)
+				continue;
+			json_key(w, col->name);
+			json_u64(w, rows[r]->win[col->value]);
+		}
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_end_object(w);
+	free(rows);
+}
+
+void table_openmetrics(const struct table *t, const char *tool,
+		       enum table_values which, struct strbuf *out)
+{
+	const struct table_spec *s = t->spec;
+	struct om_label labels[TABLE_MAX_KEY_FIELDS + TABLE_MAX_LABELS + 2];
+	char keys[TABLE_MAX_KEY_FIELDS][32], family[160], help[256];
+	int nr = 0;
+
+	for (int c = 0; c < s->nr_columns; c++) {
+		const struct table_column *col = &s->columns[c];
+		bool seconds = col->kind == COLUMN_DURATION;
+
+		if (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION)
+			continue;
+		snprintf(family, sizeof(family), "schedscan_%s_%s_%s%s", tool, s->row,
+			 col->name, seconds ? "_seconds_total" : "_total");
+		/* A duration's name ends in _ns in JSON; Prometheus wants seconds. */
+		if (seconds) {
+			char *ns = strstr(family, "_ns_seconds_total");
+
+			if (ns)
+				memmove(ns, ns + 3, strlen(ns + 3) + 1);
+		}
+		snprintf(help, sizeof(help), "%s per %s (docs/metrics.md), since the tool started",
+			 col->name, s->row);
+		om_header(out, family, "counter", help);
+		for (size_t r = 0; r < t->nr_rows; r++) {
+			const struct table_row *row = &t->rows[r];
+			unsigned long long v = row_values(row, which)[col->value];
+			bool any = false;
+
+			/* A key that never had an event (an unused LLC index) is no series. */
+			for (unsigned int k = 0; k < s->nr_values && !any; k++)
+				any = row_values(row, which)[k] != 0;
+			if (!any && !s->all_rows)
+				continue;
+
+			nr = 0;
+			for (int k = 0; k < s->nr_keys; k++) {
+				key_text(&s->keys[k], row->key, keys[k], sizeof(keys[k]));
+				labels[nr++] = (struct om_label){ s->keys[k].name, keys[k] };
+			}
+			for (int l = 0; l < s->nr_labels; l++)
+				labels[nr++] = (struct om_label){ s->label_names[l], row->labels[l] };
+			labels[nr++] = (struct om_label){ "tier", t->tier };
+			labels[nr++] = (struct om_label){ "estimated", t->estimated ? "true" : "false" };
+			if (seconds)
+				om_sample_double(out, family, NULL, labels, nr, v / 1e9);
+			else
+				om_sample_u64(out, family, NULL, labels, nr, v);
+		}
+	}
+	if (s->drop_slot >= 0) {
+		snprintf(family, sizeof(family), "schedscan_%s_%s_rows_dropped_total", tool, s->row);
+		om_header(out, family, "counter",
+			  "updates that found the table's BPF map full (its rows undercount)");
+		om_sample_u64(out, family, NULL, NULL, 0,
+			      which == TABLE_CUMULATIVE_NOW ? t->dropped_now : t->dropped_last);
+	}
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Keyed tables: rows of counters (or of time integrals, "durations")
+ * keyed by a 1-D or 2-D key (CPU, LLC, domain x idle type, pid,
+ * (pid, VMA), node x node), kept cumulative in a BPF map and differenced
+ * here per window, so that interval rows add up to the summary exactly
+ * (the rule the scalar metrics keep). One renderer for every table: 80
+ * column text (sorted, --top), JSON (docs/json.md "Tables") and
+ * OpenMetrics (docs/openmetrics.md).
+ *
+ * BPF side: lib/bpf/table.bpf.h (rows created with table_row(), which
+ * counts the rows a full map could not take; durations with
+ * duration_set()).
+ */
+#ifndef SCHEDSCAN_TABLE_H
+#define SCHEDSCAN_TABLE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "bpf/table.h"
+#include "maps.h"
+
+struct json_writer;
+struct strbuf;
+
+#define TABLE_MAX_KEY_FIELDS 4
+#define TABLE_MAX_KEY_SIZE 32
+#define TABLE_MAX_LABELS 2
+#define TABLE_LABEL_LEN 64
+#define TABLE_MAX_VALUES 24
+#define TABLE_MAX_COLUMNS 16
+
+/* One integer field of the map key, shown as a key column. */
+struct table_key_field {
+	const char *name;	/* JSON key and label name */
+	const char *heading;	/* text heading */
+	unsigned int offset, size;	/* size 4 or 8 */
+	bool is_signed;
+	int width;
+};
+
+enum table_column_kind {
+	COLUMN_COUNT,		/* values[value] */
+	COLUMN_DURATION,	/* values[value] in ns: text ms, JSON ns */
+	/* Text only, derived from the row: */
+	COLUMN_PERCENT,		/* 100 * values[value] / values[denominator] */
+	COLUMN_MEAN,		/* values[value] / values[denominator] */
+	COLUMN_SHARE,		/* 100 * values[value] ns / window length */
+};
+
+struct table_column {
+	const char *name;	/* COUNT/DURATION: JSON key, docs/metrics.md name */
+	const char *heading;	/* NULL: not in the text table */
+	int width;
+	enum table_column_kind kind;
+	unsigned int value, denominator;
+};
+
+/* Where a row's values come from in the map value. */
+enum table_source {
+	/*
+	 * nr_values __u64 counters from value_offset, summed over CPUs for
+	 * per-CPU maps.
+	 */
+	TABLE_COUNTERS,
+	/*
+	 * nr_values / 2 struct schedscan_duration from value_offset: values
+	 * 2k (ns, closed at the read time) and 2k + 1 (episodes).
+	 */
+	TABLE_DURATIONS,
+};
+
+struct table_spec {
+	const char *name;	/* JSON key of the table object */
+	const char *row;	/* OpenMetrics infix: schedscan_<tool>_<row>_<column> */
+	const struct table_key_field *keys;
+	int nr_keys;
+	const char *const *label_names;	/* string labels (cpus, comm, ...) */
+	const char *const *label_headings;
+	const int *label_widths;
+	int nr_labels;
+	/*
+	 * Fills the labels of a new row from its key and its map entry i
+	 * (NULL: none); a label left empty is asked for again at the next
+	 * read.
+	 */
+	void (*labels)(void *ctx, const void *key, const struct map_dump *d,
+		       unsigned int i, char (*out)[TABLE_LABEL_LEN]);
+	enum table_source source;
+	unsigned int value_offset, nr_values;
+	const struct table_column *columns;
+	int nr_columns;
+	int sort_value;		/* descending by this value; -1: by key */
+	bool all_rows;		/* also rows with nothing in the window (e.g. every CPU) */
+	int text_rows;		/* rows shown in text unless --top; 0: all */
+	int drop_slot;		/* its slot in the object's table_drops map; -1: none */
+};
+
+struct table_row {
+	unsigned char key[TABLE_MAX_KEY_SIZE];
+	char labels[TABLE_MAX_LABELS][TABLE_LABEL_LEN];
+	/* Cumulative at the last read and at the last window; the window's. */
+	unsigned long long now[TABLE_MAX_VALUES], last[TABLE_MAX_VALUES],
+		win[TABLE_MAX_VALUES];
+};
+
+struct table {
+	const struct table_spec *spec;
+	void *ctx;		/* for spec->labels */
+	const char *tier;
+	bool estimated;
+	struct map_dump dump;
+	struct map_dump drops;	/* the object's table_drops map, or fd < 0 */
+	bool have_drops;
+	struct table_row *rows;
+	size_t nr_rows, cap_rows;
+	size_t *index;		/* open addressing: row index + 1, 0 empty */
+	size_t index_size;
+	unsigned long long dropped_now, dropped_last, dropped_win;
+	unsigned long long torn_reads;	/* duration entries re-read (diagnostics) */
+	double window_s;	/* of the last window, for COLUMN_SHARE */
+};
+
+/* Which of a row's value sets to use. */
+enum table_values { TABLE_WINDOW, TABLE_CUMULATIVE_NOW, TABLE_CUMULATIVE_LAST };
+
+/*
+ * map_fd: the loaded map; drops_fd: its object's table_drops map (-1:
+ * none). 0 or -errno; the spec is checked (0 or -EINVAL).
+ */
+int table_init(struct table *t, const struct table_spec *spec, int map_fd,
+	       int drops_fd, void *ctx);
+void table_free(struct table *t);
+/*
+ * Reads the map into every row's now[]; read_ns (CLOCK_MONOTONIC, taken
+ * before the read) closes the durations still open.
+ */
+int table_read(struct table *t, unsigned long long read_ns);
+
+/*
+ * Feeds one map entry (key, and its value per CPU) as table_read() would:
+ * for tests and for readers of other sources.
+ */
+int table_feed(struct table *t, const void *key, const struct map_dump *d,
+	       unsigned int i, unsigned long long read_ns);
+
+enum table_window_kind {
+	WINDOW_INTERVAL,	/* win = now - last; last = now */
+	WINDOW_RUN,		/* a summary read afresh: win = now; last = now */
+	WINDOW_RUN_AFTER_INTERVALS,	/* a summary after intervals: win = last */
+};
+void table_window(struct table *t, enum table_window_kind kind, double window_s);
+
+/* Sum of one value over all rows. */
+unsigned long long table_total(const struct table *t, unsigned int value,
+			       enum table_values which);
+/* The window's rows (with any non-zero value unless all_rows), sorted as the spec says. */
+size_t table_sorted_rows(struct table *t, const struct table_row ***rows);
+
+void table_text(struct table *t, FILE *out, int top);
+void table_json(struct table *t, struct json_writer *w);
+/* OpenMetrics families of the table, cumulative (which: NOW or LAST). */
+void table_openmetrics(const struct table *t, const char *tool,
+		       enum table_values which, struct strbuf *out);
+
+/*
+ * A spec->labels for rows whose map value starts with a task name
+ * (char comm[16]), written by whichever CPU created the row.
+ */
+void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
+		      unsigned int i, char (*out)[TABLE_LABEL_LEN]);
+
+/* The cumulative time of a duration at read_ns (exposed for unit tests). */
+unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
+					  unsigned long long read_ns);
+
+#endif

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfstats.h"
+#include "httpd.h"
+#include "openmetrics.h"
+#include "preflight.h"
+#include "runloop.h"
+#include "tool.h"
+#include "util.h"
+
+/* log2 slots needed to hold value (slot k = [2^(k-1), 2^k - 1]). */
+static unsigned int log2_slots_for(unsigned long long value)
+{
+	unsigned int slots = 1;
+
+	while (value) {
+		value >>= 1;
+		slots++;
+	}
+	return slots;
+}
+
+static int fail(const struct tool *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(const struct tool *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", t->desc.name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static unsigned int metric_slots(const struct metric_spec *m)
+{
+	if (m->ratio[0])
+		return 0;
+	return (m->nr_slots ? m->nr_slots : 1) + (m->has_sum ? 1 : 0);
+}
+
+int tool_init(struct tool *t, const struct tool_desc *desc,
+	      const struct common_opts *opts)
+{
+	memset(t, 0, sizeof(*t));
+	t->desc = *desc;
+	t->opts = opts;
+	t->stats_fd = -1;
+	pthread_mutex_init(&t->lock, NULL);
+	report_init(&t->report, desc->name, probe_mode_name(opts->mode), opts->json,
+		    opts->timestamp, stdout);
+	if (desc->nr_hooks > TOOL_MAX_HOOKS || desc->nr_metrics > TOOL_MAX_METRICS)
+		return fail(t, "too many hooks or metrics for the tool library");
+	t->now = calloc(desc->nr_counters, sizeof(*t->now));
+	t->last = calloc(desc->nr_counters, sizeof(*t->last));
+	t->win = calloc(desc->nr_counters, sizeof(*t->win));
+	if (!t->now || !t->last || !t->win)
+		return fail(t, "out of memory");
+	for (int i = 0; i < desc->nr_metrics; i++) {
+		const struct metric_spec *m = &desc->metrics[i];
+		int ret;
+
+		if (!m->ratio[0] && m->counter + metric_slots(m) > desc->nr_counters)
+			return fail(t, "metric %s: counter out of range", m->name);
+		if (m->fallback_needs && !m->ratio[0] &&
+		    m->fallback_counter + metric_slots(m) > desc->nr_counters)
+			return fail(t, "metric %s: fallback counter out of range", m->name);
+		if (!m->nr_slots)
+			continue;
+		if (m->counts && !opts->linear)
+			/* Enough log2 slots for the largest value, nr_slots - 1. */
+			ret = hist_init_log2(&t->hists[i], log2_slots_for(m->nr_slots - 1));
+		else if (m->kind == HIST_LOG2 && !m->counts)
+			ret = hist_init_log2(&t->hists[i], m->nr_slots);
+		else
+			ret = hist_init_linear(&t->hists[i], 0, 1, m->nr_slots);
+		if (ret)
+			return fail(t, "histogram %s: %s", m->name, strerror(-ret));
+	}
+	return 0;
+}
+
+bool tool_has_hooks(const struct tool *t, unsigned int needs)
+{
+	for (int h = 0; h < t->desc.nr_hooks; h++)
+		if ((needs & HOOK_BIT(h)) && t->hooks[h].flavour == FLAVOUR_NONE)
+			return false;
+	return needs != 0;
+}
+
+const char *tool_tier(const struct tool *t, unsigned int needs)
+{
+	enum flavour best = NR_FLAVOURS;
+
+	for (int h = 0; h < t->desc.nr_hooks; h++)
+		if ((needs & HOOK_BIT(h)) && t->hooks[h].flavour != FLAVOUR_NONE &&
+		    t->hooks[h].flavour < best)
+			best = t->hooks[h].flavour;
+	return flavour_name(best == NR_FLAVOURS ? FLAVOUR_NONE : best);
+}
+
+static const char *missing_why(const struct tool *t, unsigned int needs)
+{
+	for (int h = 0; h < t->desc.nr_hooks; h++)
+		if ((needs & HOOK_BIT(h)) && t->hooks[h].flavour == FLAVOUR_NONE)
+			return t->hooks[h].why[0] ? t->hooks[h].why : "not attached";
+	return "no hook measures it";
+}
+
+static int metric_index(const struct tool *t, const char *name, int before)
+{
+	for (int i = 0; i < before; i++)
+		if (!strcmp(t->desc.metrics[i].name, name))
+			return i;
+	return -1;
+}
+
+int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
+{
+	char err[512];
+
+	if (hooks_prepare(obj, t->desc.hooks, t->desc.nr_hooks, t->opts, t->hooks,
+			  err, sizeof(err)))
+		return fail(t, "%s", err);
+	for (int i = 0; i < t->desc.nr_metrics; i++) {
+		const struct metric_spec *m = &t->desc.metrics[i];
+		struct metric_source *src = &t->sources[i];
+
+		memset(src, 0, sizeof(*src));
+		for (int p = 0; p < 4; p++) {
+			src->ratio[p] = m->ratio[p] ? metric_index(t, m->ratio[p], i) : -1;
+			if (m->ratio[p] && src->ratio[p] < 0)
+				return fail(t, "ratio %s: %s is not an earlier metric",
+					    m->name, m->ratio[p]);
+		}
+		if (m->ratio[0]) {
+			if (src->ratio[2] < 0)
+				return fail(t, "ratio %s has no denominator", m->name);
+			continue;
+		}
+		if (tool_has_hooks(t, m->needs)) {
+			src->available = true;
+			src->tier = tool_tier(t, m->needs);
+			src->counter = m->counter;
+		} else if (m->fallback_needs && tool_has_hooks(t, m->fallback_needs)) {
+			src->available = true;
+			src->estimated = true;
+			src->tier = tool_tier(t, m->fallback_needs);
+			src->counter = m->fallback_counter;
+		} else {
+			src->tier = "none";
+			src->why = missing_why(t, m->needs);
+		}
+	}
+	return 0;
+}
+
+int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
+	      struct bpf_map *counters)
+{
+	int ret;
+
+	if (bpf_object__load_skeleton(skeleton))
+		return fail(t, "loading the BPF programs failed: %s (run with -v for the verifier log)",
+			    strerror(errno));
+	t->loaded = true;
+	ret = percpu_sums_init(&t->counters, bpf_map__fd(counters));
+	if (ret)
+		return fail(t, "reading the counter map failed: %s", strerror(-ret));
+	if (t->counters.dump.max_entries < t->desc.nr_counters)
+		return fail(t, "the counter map has %u slots, the metrics need %u",
+			    t->counters.dump.max_entries, t->desc.nr_counters);
+	return 0;
+}
+
+int tool_add_table(struct tool *t, struct table *table,
+		   const struct table_spec *spec, struct bpf_map *map,
+		   struct bpf_map *drops, void *ctx, const char *tier,
+		   bool estimated)
+{
+	int ret;
+
+	if (t->nr_tables == TOOL_MAX_TABLES)
+		return fail(t, "too many tables");
+	ret = table_init(table, spec, bpf_map__fd(map), drops ? bpf_map__fd(drops) : -1, ctx);
+	if (ret) {
+		table_free(table);
+		return fail(t, "table %s: %s", spec->name,
+			    ret == -EINVAL ? "its layout does not match its map" : strerror(-ret));
+	}
+	table->tier = tier;
+	table->estimated = estimated;
+	t->tables[t->nr_tables++] = table;
+	return 0;
+}
+
+int tool_attach(struct tool *t)
+{
+	char err[512];
+
+	if (t->opts->stats) {
+		t->stats_fd = bpfstats_enable(err, sizeof(err));
+		if (t->stats_fd == -1)
+			return fail(t, "%s", err);
+	}
+	run_install_signals();
+	if (hooks_attach(t->hooks, t->desc.nr_hooks, err, sizeof(err)))
+		return fail(t, "%s", err);
+	t->attached = true;
+	return 0;
+}
+
+static void fill_hist(struct tool *t, int i, unsigned int c,
+		      const unsigned long long *counts)
+{
+	const struct metric_spec *m = &t->desc.metrics[i];
+	struct hist *h = &t->hists[i];
+
+	if (!m->counts || h->kind == HIST_LINEAR) {
+		for (unsigned int k = 0; k < m->nr_slots; k++)
+			h->slots[k] = counts[c + k];
+		return;
+	}
+	for (unsigned int k = 0; k < h->nr_slots; k++)
+		h->slots[k] = 0;
+	for (unsigned int k = 0; k < m->nr_slots; k++)
+		hist_add(h, k, counts[c + k]);
+}
+
+static void fill_ratio(struct tool *t, int i, struct metric_value *values)
+{
+	const int *parts = t->sources[i].ratio;
+	double num, den;
+
+	values[i].available = true;
+	values[i].estimated = false;
+	for (int p = 0; p < 4; p++) {
+		if (parts[p] < 0)
+			continue;
+		if (!values[parts[p]].available) {
+			values[i].available = false;
+			values[i].why = values[parts[p]].why;
+			return;
+		}
+		values[i].estimated |= values[parts[p]].estimated;
+	}
+	values[i].tier = values[parts[0]].tier;
+	num = (double)values[parts[0]].value -
+	      (parts[1] >= 0 ? (double)values[parts[1]].value : 0);
+	den = (double)values[parts[2]].value +
+	      (parts[3] >= 0 ? (double)values[parts[3]].value : 0);
+	values[i].is_ratio = true;
+	values[i].ratio = den > 0 ? 100.0 * num / den : NAN;
+}
+
+/* The metrics of one set of counter values (a window's, or cumulative). */
+static void fill_metrics(struct tool *t, const unsigned long long *counts,
+			 struct metric_value *values)
+{
+	for (int i = 0; i < t->desc.nr_metrics; i++) {
+		const struct metric_spec *m = &t->desc.metrics[i];
+		const struct metric_source *src = &t->sources[i];
+
+		values[i] = (struct metric_value){
+			.name = m->name,
+			.tier = src->tier,
+			.available = src->available,
+			.estimated = src->estimated,
+			.why = src->why,
+			.help = m->help,
+		};
+		if (m->ratio[0] || !src->available)
+			continue;
+		values[i].value = counts[src->counter];
+		if (!m->nr_slots)
+			continue;
+		fill_hist(t, i, src->counter, counts);
+		values[i].hist = &t->hists[i];
+		values[i].unit = m->unit;
+		values[i].has_sum = m->has_sum;
+		if (m->has_sum)
+			values[i].sum = counts[src->counter + m->nr_slots];
+	}
+	for (int i = 0; i < t->desc.nr_metrics; i++)
+		if (t->desc.metrics[i].ratio[0])
+			fill_ratio(t, i, values);
+}
+
+/* Reads the counters and every table into their now[]. */
+static int read_all(struct tool *t)
+{
+	/* Before the copies: durations still open are closed at this time. */
+	unsigned long long read_ns = monotonic_ns();
+	int ret = percpu_sums_read(&t->counters, t->now);
+
+	if (ret)
+		return fail(t, "reading the counters failed: %s", strerror(-ret));
+	for (int i = 0; i < t->nr_tables; i++) {
+		ret = table_read(t->tables[i], read_ns);
+		if (ret)
+			return fail(t, "reading the %s table failed: %s",
+				    t->tables[i]->spec->name, strerror(-ret));
+	}
+	return 0;
+}
+
+/* Cumulative since the attach, as the JSON summary counts. */
+static void render_openmetrics(struct tool *t, const unsigned long long *counts,
+			       enum table_values which, struct strbuf *out)
+{
+	struct metric_value values[TOOL_MAX_METRICS];
+
+	fill_metrics(t, counts, values);
+	report_openmetrics(&t->report, values, t->desc.nr_metrics, out);
+	for (int i = 0; i < t->nr_tables; i++)
+		table_openmetrics(t->tables[i], t->desc.name, which, out);
+}
+
+char *tool_openmetrics(struct tool *t, bool fresh, size_t *len)
+{
+	struct strbuf out = {};
+
+	pthread_mutex_lock(&t->lock);
+	if (fresh && read_all(t)) {
+		pthread_mutex_unlock(&t->lock);
+		return NULL;
+	}
+	render_openmetrics(t, fresh ? t->now : t->last,
+			   fresh ? TABLE_CUMULATIVE_NOW : TABLE_CUMULATIVE_LAST, &out);
+	t->scrapes++;
+	pthread_mutex_unlock(&t->lock);
+	if (out.failed) {
+		strbuf_free(&out);
+		return NULL;
+	}
+	*len = out.len;
+	return out.buf;
+}
+
+static char *scrape(void *ctx, size_t *len)
+{
+	return tool_openmetrics(ctx, true, len);
+}
+
+/* node_exporter's textfile collector must never see half a file. */
+static int write_prometheus_file(struct tool *t)
+{
+	const char *path = t->opts->prometheus_file;
+	struct strbuf out = {};
+	char tmp[4096];
+	FILE *f;
+	int ret = 0;
+
+	render_openmetrics(t, t->last, TABLE_CUMULATIVE_LAST, &out);
+	if (out.failed) {
+		strbuf_free(&out);
+		return fail(t, "out of memory rendering %s", path);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		strbuf_free(&out);
+		return fail(t, "cannot write %s: %s", tmp, strerror(errno));
+	}
+	if (fwrite(out.buf, 1, out.len, f) != out.len || fflush(f) || fsync(fileno(f)))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	strbuf_free(&out);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return fail(t, "writing %s failed: %s", path, strerror(-ret));
+	}
+	return 0;
+}
+
+static int report_window_locked(struct tool *t, const struct run_window *window)
+{
+	struct metric_value values[TOOL_MAX_METRICS];
+	struct prog_stat stats[TOOL_MAX_HOOKS * HOOK_MAX_PROGS];
+	enum table_window_kind kind;
+	size_t n = t->desc.nr_counters * sizeof(*t->now);
+	int nr_stats = 0;
+
+	/*
+	 * A summary after interval records is the last reading, so the
+	 * intervals add up to it exactly.
+	 */
+	if (window->final && window->intervals) {
+		kind = WINDOW_RUN_AFTER_INTERVALS;
+		memcpy(t->win, t->last, n);
+	} else {
+		if (read_all(t))
+			return -EIO;
+		kind = window->final ? WINDOW_RUN : WINDOW_INTERVAL;
+		for (unsigned int c = 0; c < t->desc.nr_counters; c++)
+			t->win[c] = window->final ? t->now[c] : t->now[c] - t->last[c];
+		memcpy(t->last, t->now, n);
+	}
+	for (int i = 0; i < t->nr_tables; i++)
+		table_window(t->tables[i], kind, window->end_mono - window->start_mono);
+	fill_metrics(t, t->win, values);
+	if (window->final && t->opts->stats)
+		nr_stats = bpfstats_collect(t->hooks, t->desc.nr_hooks, stats,
+					    sizeof(stats) / sizeof(stats[0]));
+	if (report_window(&t->report, window, values, t->desc.nr_metrics, t->tables,
+			  t->nr_tables, t->opts->top, stats, nr_stats))
+		return fail(t, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	if (t->opts->prometheus_file && write_prometheus_file(t))
+		return -EIO;
+	return 0;
+}
+
+static int report_one_window(void *ctx, const struct run_window *window)
+{
+	struct tool *t = ctx;
+	int ret;
+
+	pthread_mutex_lock(&t->lock);
+	ret = report_window_locked(t, window);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+int tool_run(struct tool *t)
+{
+	struct metric_value values[TOOL_MAX_METRICS];
+	char err[512];
+
+	fill_metrics(t, t->now, values);
+	report_banner(&t->report, t->desc.what, values, t->desc.nr_metrics);
+	if (t->opts->listen) {
+		t->httpd = httpd_start(t->opts->listen, scrape, t, err, sizeof(err));
+		if (!t->httpd) {
+			fail(t, "%s", err);
+			return 1;
+		}
+	}
+	/*
+	 * The textfile collector sees the tool's series from the start.
+	 * Windows count from the attach, as the kernel's maps do: a summary
+	 * is then one reading, not the difference of two.
+	 */
+	pthread_mutex_lock(&t->lock);
+	if (t->opts->prometheus_file && write_prometheus_file(t)) {
+		pthread_mutex_unlock(&t->lock);
+		return 1;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return run_loop(t->opts, report_one_window, t) ? 1 : 0;
+}
+
+void tool_destroy(struct tool *t)
+{
+	httpd_stop(t->httpd);
+	t->httpd = NULL;
+	hooks_detach(t->hooks, t->desc.nr_hooks);
+	if (t->stats_fd >= 0)
+		close(t->stats_fd);
+	t->stats_fd = -1;
+	report_free(&t->report);
+	for (int i = 0; i < t->desc.nr_metrics; i++)
+		hist_free(&t->hists[i]);
+	for (int i = 0; i < t->nr_tables; i++)
+		table_free(t->tables[i]);
+	t->nr_tables = 0;
+	free(t->now);
+	free(t->last);
+	free(t->win);
+	t->now = t->last = t->win = NULL;
+	percpu_sums_free(&t->counters);
+	pthread_mutex_destroy(&t->lock);
+}

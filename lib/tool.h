@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pieces of a tool's life cycle, as functions its main() calls in
+ * the libbpf-tools order:
+ *
+ *	parse options, preflight, open the skeleton, set .rodata,
+ *	tool_init(), tool_choose_hooks()   (hooks picked, metrics resolved)
+ *	... the tool sets the rodata that depends on the chosen hooks ...
+ *	tool_load(), tool_add_table()...,  (maps readable)
+ *	tool_attach(), tool_run()          (banner, windows until the end)
+ *	tool_destroy(), destroy the skeleton
+ *
+ * A tool describes its scalar metrics in a table (struct metric_spec):
+ * counters and histograms in one per-CPU array of __u64 slots, ratios of
+ * other metrics, each with the set of hooks it needs and an optional
+ * estimate from other hooks. Keyed tables (lib/table.h) are added after
+ * the load. Every window is rendered as text or JSON (lib/report.h) and,
+ * cumulatively, as OpenMetrics (--prometheus-file, --listen).
+ */
+#ifndef SCHEDSCAN_TOOL_H
+#define SCHEDSCAN_TOOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include "hist.h"
+#include "hooks.h"
+#include "maps.h"
+#include "options.h"
+#include "report.h"
+#include "selection.h"
+#include "table.h"
+
+struct bpf_object;
+struct bpf_object_skeleton;
+struct bpf_map;
+struct httpd;
+
+#define TOOL_MAX_HOOKS 16
+#define TOOL_MAX_METRICS 128
+#define TOOL_MAX_TABLES 8
+
+/* A metric's hook set: HOOK_BIT(a) | HOOK_BIT(b). */
+#define HOOK_BIT(hook) (1U << (hook))
+
+struct metric_spec {
+	const char *name;	/* as in docs/metrics.md */
+	unsigned int counter;	/* first slot in the counter map */
+	/*
+	 * Every hook the metric needs; without all of them it is not
+	 * measured (the first missing hook's reason is given). The tier
+	 * shown is the most specific flavour among them (fentry before
+	 * kprobe before the tracepoints). Ratios leave it 0: they take
+	 * availability, tier and "estimated" from their inputs.
+	 */
+	unsigned int needs;
+	/* When needs is not met: an estimate from these hooks, in this slot. */
+	unsigned int fallback_needs;
+	unsigned int fallback_counter;
+	/* Histograms: nr_slots > 0 buckets from counter (lib/hist.h rules). */
+	unsigned int nr_slots;
+	enum hist_kind kind;
+	const char *unit;
+	/*
+	 * Count histograms: slot k counts the value k (the last: k or more),
+	 * shown in log2 slots unless --linear.
+	 */
+	bool counts;
+	/* The slot after the buckets holds the sum of the values (OpenMetrics _sum). */
+	bool has_sum;
+	/* A percentage of earlier metrics: 100 * (a - b) / (c + d), b and d optional. */
+	const char *ratio[4];
+	/* OpenMetrics help text; default: the name. */
+	const char *help;
+};
+
+struct tool_desc {
+	const char *name;	/* "sisscan" */
+	const char *what;	/* banner: "Tracing <what>..." */
+	const struct hook_spec *hooks;
+	int nr_hooks;
+	const struct metric_spec *metrics;
+	int nr_metrics;
+	unsigned int nr_counters;	/* slots of the counter map */
+};
+
+/* Where each metric is read from once the hooks are chosen. */
+struct metric_source {
+	bool available, estimated;
+	const char *tier, *why;
+	unsigned int counter;
+	int ratio[4];		/* metric indexes, -1: none */
+};
+
+struct tool {
+	struct tool_desc desc;
+	const struct common_opts *opts;
+	struct hook hooks[TOOL_MAX_HOOKS];
+	struct metric_source sources[TOOL_MAX_METRICS];
+	struct hist hists[TOOL_MAX_METRICS];
+	struct percpu_sums counters;
+	/*
+	 * Cumulative counter sums (since the attach): the last read, the
+	 * last window; and a window's.
+	 */
+	unsigned long long *now, *last, *win;
+	struct table *tables[TOOL_MAX_TABLES];
+	int nr_tables;
+	struct report report;
+	int stats_fd;
+	bool loaded, attached;
+	/* Map reads and renders: the window loop and the HTTP thread. */
+	pthread_mutex_t lock;
+	struct httpd *httpd;
+	unsigned long long scrapes;
+};
+
+/* 0, or -1 after printing a sentence to stderr (as every tool_* call). */
+int tool_init(struct tool *t, const struct tool_desc *desc,
+	      const struct common_opts *opts);
+/* Between open and load: picks each hook's flavour and target, resolves the metrics. */
+int tool_choose_hooks(struct tool *t, struct bpf_object *obj);
+/* The hook as chosen (flavour FLAVOUR_NONE: not attached). */
+static inline const struct hook *tool_hook(const struct tool *t, int hook)
+{
+	return &t->hooks[hook];
+}
+/* Whether every hook of a HOOK_BIT set was chosen. */
+bool tool_has_hooks(const struct tool *t, unsigned int needs);
+/* The tier name of the most specific flavour among a set of hooks. */
+const char *tool_tier(const struct tool *t, unsigned int needs);
+int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
+	      struct bpf_map *counters);
+/*
+ * A keyed table read with the counters at every window (after
+ * tool_load; the tool keeps the struct table). tier/estimated label it.
+ */
+int tool_add_table(struct tool *t, struct table *table,
+		   const struct table_spec *spec, struct bpf_map *map,
+		   struct bpf_map *drops, void *ctx, const char *tier,
+		   bool estimated);
+/* Enables --stats, installs the signal handlers, attaches every chosen hook. */
+int tool_attach(struct tool *t);
+/*
+ * The banner, then windows until a signal, --duration or [count], then
+ * the summary; with --listen, /metrics is served meanwhile. Returns the
+ * exit code.
+ */
+int tool_run(struct tool *t);
+void tool_destroy(struct tool *t);
+
+/* The OpenMetrics text of everything the tool measures, cumulative (tests). */
+char *tool_openmetrics(struct tool *t, bool fresh, size_t *len);
+
+#endif

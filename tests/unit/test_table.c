@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keyed tables (lib/table.c) on real BPF maps created here: interval
+ * rows add up to the summary, a duration open across a window boundary
+ * is split exactly, and a bounded map fed more keys than it holds
+ * reports every row it could not take (through the BPF side's
+ * table_row(), run with BPF_PROG_TEST_RUN). Needs root, as make check.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "json.h"
+#include "selection.h"
+#include "table.h"
+#include "table.skel.h"
+#include "unit.h"
+#include "util.h"
+
+
+struct counts3 {
+	__u64 a, b, c;
+};
+
+static const struct table_key_field id_key[] = {
+	{ .name = "id", .heading = "ID", .size = 4, .width = 4 },
+};
+
+static const struct table_column three[] = {
+	{ "a", "A", 8, COLUMN_COUNT, 0, 0 },
+	{ "b", "B", 8, COLUMN_COUNT, 1, 0 },
+	{ "c", NULL, 0, COLUMN_COUNT, 2, 0 },
+	{ "a_pct", "A%", 6, COLUMN_PERCENT, 0, 1 },
+};
+
+static const struct table_spec counters_spec = {
+	.name = "things", .row = "thing", .keys = id_key, .nr_keys = 1,
+	.source = TABLE_COUNTERS, .nr_values = 3,
+	.columns = three, .nr_columns = 4, .sort_value = 0, .drop_slot = -1,
+};
+
+static int nr_cpus(void)
+{
+	return libbpf_num_possible_cpus();
+}
+
+/* Sets key's per-CPU values: CPU 0 gets (a, b, c), every other CPU 1 each. */
+static void set_percpu(int fd, __u32 key, __u64 a, __u64 b, __u64 c)
+{
+	int n = nr_cpus();
+	struct counts3 *v = calloc(n, sizeof(*v));
+
+	v[0] = (struct counts3){ a, b, c };
+	for (int cpu = 1; cpu < n; cpu++)
+		v[cpu] = (struct counts3){ 1, 1, 1 };
+	CHECK(bpf_map_update_elem(fd, &key, v, BPF_ANY) == 0);
+	free(v);
+}
+
+static const struct table_row *find_row(const struct table *t, __u32 id)
+{
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		__u32 key;
+
+		memcpy(&key, t->rows[r].key, sizeof(key));
+		if (key == id)
+			return &t->rows[r];
+	}
+	return NULL;
+}
+
+static void test_interval_rows_add_up_to_the_summary(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "t_counters", sizeof(__u32),
+				sizeof(struct counts3), 64, NULL);
+	unsigned long long sum[2][3] = {};
+	int others = nr_cpus() - 1;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating a per-CPU hash map failed: %s (run as root)", strerror(errno));
+		return;
+	}
+	CHECK_INT(table_init(&t, &counters_spec, fd, -1, NULL), 0);
+	/* Three windows; key 2 appears only in the second, key 1 stops growing. */
+	set_percpu(fd, 1, 10, 5, 0);
+	CHECK_INT(table_read(&t, 0), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	for (int v = 0; v < 3; v++)
+		sum[0][v] += find_row(&t, 1)->win[v];
+	CHECK_U64(find_row(&t, 1)->win[0], 10 + others);
+	set_percpu(fd, 1, 25, 5, 7);
+	set_percpu(fd, 2, 3, 0, 0);
+	CHECK_INT(table_read(&t, 0), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 1)->win[0], 15);
+	CHECK_U64(find_row(&t, 1)->win[1], 0);
+	CHECK_U64(find_row(&t, 2)->win[0], 3 + others);
+	for (int v = 0; v < 3; v++) {
+		sum[0][v] += find_row(&t, 1)->win[v];
+		sum[1][v] += find_row(&t, 2)->win[v];
+	}
+	CHECK_INT(table_read(&t, 0), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 1)->win[0], 0);
+	/* The summary after intervals: the sum of the interval rows, exactly. */
+	table_window(&t, WINDOW_RUN_AFTER_INTERVALS, 3.0);
+	for (int v = 0; v < 3; v++) {
+		CHECK_U64(find_row(&t, 1)->win[v], sum[0][v]);
+		CHECK_U64(find_row(&t, 2)->win[v], sum[1][v]);
+	}
+	CHECK_U64(table_total(&t, 0, TABLE_WINDOW), 25 + others + 3 + others);
+	CHECK_INT(t.nr_rows, 2);
+	table_free(&t);
+	close(fd);
+}
+
+/* Kernels without batch lookups: the key-by-key reader gives the same rows. */
+static void test_key_by_key_reader_matches_batch(void)
+{
+	int hash = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "t_fallback", sizeof(__u32),
+				  sizeof(struct counts3), 300, NULL);
+	struct table batch, each;
+
+	if (hash < 0) {
+		UNIT_FAIL("creating a map failed: %s", strerror(errno));
+		return;
+	}
+	for (__u32 k = 0; k < 257; k++)
+		set_percpu(hash, k * 7919, k, 2 * k, 3 * k);
+	CHECK_INT(table_init(&batch, &counters_spec, hash, -1, NULL), 0);
+	CHECK_INT(table_init(&each, &counters_spec, hash, -1, NULL), 0);
+	each.dump.no_batch = true;
+	CHECK_INT(table_read(&batch, 0), 0);
+	CHECK_INT(table_read(&each, 0), 0);
+	CHECK_INT(batch.nr_rows, 257);
+	CHECK_INT(each.nr_rows, 257);
+	for (__u32 k = 0; k < 257; k++) {
+		const struct table_row *a = find_row(&batch, k * 7919), *b = find_row(&each, k * 7919);
+
+		if (!a || !b) {
+			UNIT_FAIL("key %u missing (batch %p, key by key %p)", k * 7919, (void *)a, (void *)b);
+			break;
+		}
+		for (int v = 0; v < 3; v++)
+			CHECK_U64(a->now[v], b->now[v]);
+	}
+	CHECK_U64(table_total(&batch, 2, TABLE_CUMULATIVE_NOW),
+		  table_total(&each, 2, TABLE_CUMULATIVE_NOW));
+	table_free(&batch);
+	table_free(&each);
+	close(hash);
+}
+
+static void test_rows_sorted_and_limited_in_text(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "t_sorted", sizeof(__u32),
+				sizeof(struct counts3), 64, NULL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating a map failed: %s", strerror(errno));
+		return;
+	}
+	CHECK_INT(table_init(&t, &counters_spec, fd, -1, NULL), 0);
+	for (__u32 k = 1; k <= 5; k++)
+		set_percpu(fd, k, 100 * k, 200, 0);
+	CHECK_INT(table_read(&t, 0), 0);
+	table_window(&t, WINDOW_RUN, 1.0);
+	out = open_memstream(&text, &len);
+	table_text(&t, out, 2);
+	fclose(out);
+	/* Largest A first, two rows, then how many were left out. */
+	CHECK_CONTAINS(text, "ID          A        B     A%\n5         501      201 249.25\n");
+	CHECK(strstr(text, "\n4         401") != NULL);
+	CHECK(strstr(text, "\n3    ") == NULL);
+	CHECK_CONTAINS(text, "(3 more rows: --top N or --json)");
+	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		CHECK(strcspn(line, "\n") <= 80);
+	free(text);
+	table_free(&t);
+	close(fd);
+}
+
+static const struct table_column timed[] = {
+	{ "busy_ns", "BUSY_MS", 9, COLUMN_DURATION, 0, 0 },
+	{ "busy_episodes", "EPISODES", 8, COLUMN_COUNT, 1, 0 },
+	{ "busy_share", "BUSY%", 6, COLUMN_SHARE, 0, 0 },
+};
+
+static const struct table_spec durations_spec = {
+	.name = "busy", .row = "cpu", .keys = id_key, .nr_keys = 1,
+	.source = TABLE_DURATIONS, .nr_values = 2,
+	.columns = timed, .nr_columns = 3, .sort_value = -1, .drop_slot = -1,
+};
+
+static void set_duration(int fd, __u32 key, bool on, __u64 since, __u64 total,
+			 __u64 episodes)
+{
+	struct schedscan_duration d = {
+		.seq_begin = 7, .since = since, .total_ns = total,
+		.episodes = episodes, .on = on, .seq_end = 7,
+	};
+
+	CHECK(bpf_map_update_elem(fd, &key, &d, BPF_ANY) == 0);
+}
+
+static void test_duration_split_across_windows(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_durations", sizeof(__u32),
+				sizeof(struct schedscan_duration), 2, NULL);
+	const struct table_row *row;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating an array map failed: %s", strerror(errno));
+		return;
+	}
+	CHECK_INT(table_init(&t, &durations_spec, fd, -1, NULL), 0);
+	/* An episode from t=1000 that is still on at the first two reads. */
+	set_duration(fd, 0, true, 1000, 0, 1);
+	CHECK_INT(table_read(&t, 1600), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	row = find_row(&t, 0);
+	CHECK_U64(row->win[0], 600);
+	CHECK_U64(row->win[1], 1);
+	CHECK_INT(table_read(&t, 2500), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 0)->win[0], 900);
+	CHECK_U64(find_row(&t, 0)->win[1], 0);	/* no new episode */
+	/* It ends at 2800 (1800 ns in all), a second one runs 3000..3100. */
+	set_duration(fd, 0, false, 3000, 1900, 2);
+	CHECK_INT(table_read(&t, 4000), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 0)->win[0], 400);
+	CHECK_U64(find_row(&t, 0)->win[1], 1);
+	table_window(&t, WINDOW_RUN_AFTER_INTERVALS, 3.0);
+	CHECK_U64(find_row(&t, 0)->win[0], 1900);
+	CHECK_U64(find_row(&t, 0)->win[1], 2);
+	/* An episode that began after the read time adds nothing yet. */
+	{
+		struct schedscan_duration later = { .since = 5000, .on = 1, .total_ns = 1900 };
+
+		CHECK_U64(duration_cumulative_ns(&later, 4500), 1900);
+		CHECK_U64(duration_cumulative_ns(&later, 5250), 2150);
+	}
+	table_free(&t);
+	close(fd);
+}
+
+static void test_torn_duration_is_read_again(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_torn", sizeof(__u32),
+				sizeof(struct schedscan_duration), 1, NULL);
+	struct schedscan_duration torn = { .seq_begin = 3, .seq_end = 2, .total_ns = 5 };
+	__u32 key = 0;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating an array map failed: %s", strerror(errno));
+		return;
+	}
+	CHECK(bpf_map_update_elem(fd, &key, &torn, BPF_ANY) == 0);
+	CHECK_INT(table_init(&t, &durations_spec, fd, -1, NULL), 0);
+	CHECK_INT(table_read(&t, 100), 0);
+	/* A writer that never finishes: read again a bounded number of times. */
+	CHECK(t.torn_reads > 0 && t.torn_reads <= 8);
+	table_free(&t);
+	close(fd);
+}
+
+static const struct table_column hits[] = {
+	{ "hits", "HITS", 8, COLUMN_COUNT, 0, 0 },
+};
+
+static const struct table_spec bounded_spec = {
+	.name = "bounded", .row = "key", .keys = id_key, .nr_keys = 1,
+	.source = TABLE_COUNTERS, .nr_values = 1,
+	.columns = hits, .nr_columns = 1, .sort_value = 0, .drop_slot = 3,
+};
+
+static void test_full_map_counts_dropped_rows(void)
+{
+	struct table_bpf *obj = table_bpf__open_and_load();
+	struct json_writer w;
+	struct table t;
+
+	if (!obj) {
+		UNIT_FAIL("loading tests/unit/table.bpf.c failed: %s (run as root)", strerror(errno));
+		return;
+	}
+	/* A map sized 4 fed 10 keys: 4 rows, 6 dropped. */
+	for (__u32 key = 100; key < 110; key++) {
+		struct { __u32 key; } args = { key };
+		DECLARE_LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &args,
+				    .ctx_size_in = sizeof(args));
+
+		CHECK_INT(bpf_prog_test_run_opts(bpf_program__fd(obj->progs.feed), &run), 0);
+	}
+	CHECK_INT(table_init(&t, &bounded_spec, bpf_map__fd(obj->maps.rows),
+			     bpf_map__fd(obj->maps.table_drops), NULL), 0);
+	CHECK_INT(table_read(&t, 0), 0);
+	table_window(&t, WINDOW_RUN, 1.0);
+	CHECK_INT(t.nr_rows, 4);
+	CHECK_U64(t.dropped_win, 6);
+	CHECK_U64(table_total(&t, 0, TABLE_WINDOW), 4);
+	json_init(&w);
+	json_begin_object(&w);
+	table_json(&t, &w);
+	json_end_object(&w);
+	CHECK(!w.failed);
+	CHECK_CONTAINS(w.buf, "\"rows_dropped\":6");
+	json_free(&w);
+	table_free(&t);
+	table_bpf__destroy(obj);
+}
+
+UNIT_MAIN(UNIT_TEST(test_interval_rows_add_up_to_the_summary),
+	  UNIT_TEST(test_key_by_key_reader_matches_batch),
+	  UNIT_TEST(test_rows_sorted_and_limited_in_text),
+	  UNIT_TEST(test_duration_split_across_windows),
+	  UNIT_TEST(test_torn_duration_is_read_again),
+	  UNIT_TEST(test_full_map_counts_dropped_rows))

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "audit.h"
+#include "cpustate.h"
+#include "json.h"
+#include "probe.h"
+#include "sisscan.skel.h"
+#include "util.h"
+
+const char *const sis_filter_names[SIS_NR_FILTERS] = {
+	[SIS_FILTER_IDEAL] = "ideal",
+	[SIS_FILTER_UNOCCUPIED] = "unoccupied",
+	[SIS_FILTER_OVERLOADED] = "overloaded",
+	[SIS_FILTER_DELAYED] = "delayed",
+	[SIS_FILTER_REAL] = "real",
+};
+
+int audit_parse_filters(const char *text, unsigned int *filters)
+{
+	const char *p = text;
+
+	/* Every comma-separated name must be a filter: no empty ones. */
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int f;
+
+		for (f = 0; f < SIS_NR_FILTERS; f++)
+			if (len == strlen(sis_filter_names[f]) &&
+			    !strncmp(p, sis_filter_names[f], len))
+				break;
+		if (f == SIS_NR_FILTERS)
+			return -1;
+		*filters |= 1U << f;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static const char *name_of(struct audit_metrics *m, const char *fmt,
+			   const char *filter)
+{
+	char *name = m->names[m->nr];
+
+	snprintf(name, sizeof(m->names[0]), fmt, filter);
+	return name;
+}
+
+static void add(struct audit_metrics *m, struct metric_spec spec)
+{
+	if (m->nr < AUDIT_MAX_METRICS)
+		m->specs[m->nr++] = spec;
+}
+
+void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
+			 bool events, unsigned int needs)
+{
+	static const struct { const char *name; unsigned int counter; } common[] = {
+		{ "audits", SISSCAN_AUDITS },
+		{ "audit_cpus", SISSCAN_AUDIT_CPUS },
+		{ "audit_unoccupied", SISSCAN_AUDIT_UNOCCUPIED },
+		{ "audit_truncated", SISSCAN_AUDIT_TRUNCATED },
+		{ "events", SISSCAN_EVENTS },
+		{ "events_dropped", SISSCAN_EVENTS_DROPPED },
+	};
+
+	m->nr = 0;
+	if (!filters)
+		return;
+	for (unsigned int i = 0; i < ARRAY_SIZE(common); i++) {
+		if (common[i].counter >= SISSCAN_EVENTS && !events)
+			continue;
+		add(m, (struct metric_spec){ .name = common[i].name,
+					     .counter = common[i].counter, .needs = needs });
+	}
+	for (int f = 0; f < SIS_NR_FILTERS; f++) {
+		unsigned int base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
+		const char *n = sis_filter_names[f];
+		const char *passed, *fp, *fn;
+
+		if (!(filters & (1U << f)))
+			continue;
+		passed = name_of(m, "filter_%s_passed", n);
+		add(m, (struct metric_spec){ .name = passed, .counter = base + SIS_FC_PASSED,
+					     .needs = needs });
+		fp = name_of(m, "filter_%s_fp", n);
+		add(m, (struct metric_spec){ .name = fp, .counter = base + SIS_FC_FP,
+					     .needs = needs });
+		fn = name_of(m, "filter_%s_fn", n);
+		add(m, (struct metric_spec){ .name = fn, .counter = base + SIS_FC_FN,
+					     .needs = needs });
+		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_hid_all_idle", n),
+					     .counter = base + SIS_FC_HID_ALL, .needs = needs });
+		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_fp_pct", n),
+					     .ratio = { fp, NULL, passed, NULL } });
+		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_fn_pct", n),
+					     .ratio = { fn, NULL, "audit_unoccupied", NULL } });
+		add(m, (struct metric_spec){
+			.name = name_of(m, "filter_%s_scan_depth", n),
+			.counter = base + SIS_FC_DEPTH_HIST, .needs = needs,
+			.nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR,
+			.counts = true, .has_sum = true, .unit = "cpus" });
+		if (f == SIS_FILTER_IDEAL || f == SIS_FILTER_REAL)
+			continue;
+		add(m, (struct metric_spec){
+			.name = name_of(m, "filter_%s_stale_age_ns", n),
+			.counter = base + SIS_FC_AGE_HIST, .needs = needs,
+			.nr_slots = SISSCAN_TIME_SLOTS, .kind = HIST_LOG2,
+			.has_sum = true, .unit = "nsecs" });
+	}
+}
+
+/* The real mask of a patched kernel, by the member the patch adds. */
+static enum sis_real_mask find_real_mask(int *offset)
+{
+	static const struct { const char *member; enum sis_real_mask kind; } masks[] = {
+		{ "idle_cpus", SIS_REAL_IDLE_CPUS },		/* v4 */
+		{ "overloaded_cpus", SIS_REAL_OVERLOADED_CPUS },	/* draft */
+		{ "overloaded", SIS_REAL_OVERLOADED },		/* seed 001 */
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
+		*offset = kernel_struct_member_offset("sched_domain_shared", masks[i].member);
+		if (*offset >= 0)
+			return masks[i].kind;
+	}
+	return SIS_REAL_NONE;
+}
+
+int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
+		bool events, const struct common_opts *opts, char *err,
+		size_t errlen)
+{
+	const unsigned int ticked = (1U << SIS_FILTER_UNOCCUPIED) |
+				    (1U << SIS_FILTER_OVERLOADED);
+	unsigned long long tick = 0;
+	int ret;
+
+	obj->rodata->audit_filters = filters;
+	obj->rodata->audit_delay_ns = (__u64)(delay_ms * 1e6);
+	obj->rodata->emit_events = events;
+	if (filters & (1U << SIS_FILTER_REAL)) {
+		int offset = -1;
+
+		obj->rodata->real_mask = find_real_mask(&offset);
+		obj->rodata->real_mask_offset = offset;
+		if (obj->rodata->real_mask == SIS_REAL_NONE)
+			return errmsg(err, errlen,
+				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "
+				      "(idle_cpus, overloaded_cpus or overloaded): the SIS filter patches are not applied");
+	}
+	if (filters & ticked) {
+		/* The tick's hrtimer callback: renamed in 6.9. */
+		tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
+		if (!tick)
+			tick = kernel_symbol_address(opts->proc_root, "tick_sched_timer");
+		if (!tick)
+			return errmsg(err, errlen,
+				      "--filter unoccupied/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",
+				      opts->proc_root);
+	}
+	obj->rodata->tick_function = tick;
+	/* Without --events the ring buffer is the smallest there is. */
+	if (!events) {
+		ret = bpf_map__set_max_entries(obj->maps.events, getpagesize());
+		if (ret)
+			return errmsg(err, errlen, "sizing the event buffer failed: %s",
+				      strerror(-ret));
+	}
+	return 0;
+}
+
+/* Bit i of mask is the i-th CPU of the LLC, in ascending order. */
+static void json_cpu_list(struct json_writer *w, const char *key,
+			  const struct cpumask *llc, __u64 mask)
+{
+	unsigned int i = 0;
+
+	json_key(w, key);
+	json_begin_array(w);
+	for (int cpu = cpumask_next(llc, -1); cpu >= 0 && i < SISSCAN_EVENT_CPUS;
+	     cpu = cpumask_next(llc, cpu), i++)
+		if ((mask >> i) & 1)
+			json_i64(w, cpu);
+	json_end_array(w);
+}
+
+bool audit_format_event(void *ctx, const void *data, size_t size,
+			struct json_writer *w)
+{
+	const struct audit_stream *as = ctx;
+	const struct sisscan_event *e = data;
+	const struct cpumask *llc;
+
+	if (size < sizeof(*e) || (int)e->llc >= as->cpus->nr_llcs)
+		return false;
+	llc = &as->cpus->llc_cpus[e->llc];
+	json_key(w, "ts_ns");
+	json_u64(w, e->ts_ns);
+	json_key(w, "pid");
+	json_i64(w, e->pid);
+	json_key(w, "tgid");
+	json_i64(w, e->tgid);
+	json_key(w, "waker");
+	json_i64(w, e->waker);
+	json_key(w, "prev");
+	json_i64(w, e->prev);
+	json_key(w, "target");
+	json_i64(w, e->target);
+	json_key(w, "chosen");
+	json_i64(w, e->chosen);
+	json_key(w, "domain_search");
+	json_bool(w, e->domain_search);
+	json_key(w, "domain_depth");
+	json_i64(w, e->domain_depth);
+	json_key(w, "llc_cpus");
+	json_i64(w, e->nr_cpus);
+	json_key(w, "truncated");
+	json_bool(w, e->nr_cpus > SISSCAN_EVENT_CPUS);
+	json_cpu_list(w, "allowed", llc, e->allowed);
+	json_cpu_list(w, "unoccupied", llc, e->unoccupied);
+	json_key(w, "passed");
+	json_begin_object(w);
+	for (int f = 0; f < SIS_NR_FILTERS; f++)
+		if (as->filters & (1U << f))
+			json_cpu_list(w, sis_filter_names[f], llc, e->passed[f]);
+	json_end_object(w);
+	return true;
+}
