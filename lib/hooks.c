@@ -176,6 +176,17 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 		snprintf(hook->why, sizeof(hook->why), "no program for this tier");
 }
 
+/* Every hook of the set is earlier than h and attaches. */
+static bool redundant(const struct hook *hooks, int h, unsigned int set)
+{
+	if (!set || set >> h)
+		return false;
+	for (int i = 0; i < h; i++)
+		if ((set & HOOK_BIT(i)) && hooks[i].flavour == FLAVOUR_NONE)
+			return false;
+	return true;
+}
+
 int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 		  int nr_hooks, const struct common_opts *opts,
 		  struct hook *hooks, char *err, size_t errlen)
@@ -202,11 +213,10 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 			snprintf(hook->why, sizeof(hook->why), "%s", specs[h].skip_why);
 			continue;
 		}
-		if (specs[h].needed_without > 0 && specs[h].needed_without <= h &&
-		    hooks[specs[h].needed_without - 1].flavour != FLAVOUR_NONE) {
+		if (redundant(hooks, h, specs[h].redundant_with)) {
 			snprintf(hook->why, sizeof(hook->why),
 				 "not needed: %s is traced directly",
-				 specs[specs[h].needed_without - 1].name);
+				 specs[__builtin_ctz(specs[h].redundant_with)].name);
 			continue;
 		}
 		choose_flavour(obj, hook, opts);

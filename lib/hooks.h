@@ -35,6 +35,9 @@ enum flavour {
 
 enum hook_kind { HOOK_FUNCTION, HOOK_TRACEPOINT };
 
+/* A set of hooks, by their index in a tool's hook table. */
+#define HOOK_BIT(hook) (1U << (hook))
+
 #define HOOK_MAX_TARGETS 4
 #define HOOK_MAX_PROGS 2
 
@@ -47,11 +50,11 @@ struct hook_spec {
 	/* Absent on some kernels (e.g. sched_skip_vma_numa before 6.7). */
 	bool optional;
 	/*
-	 * 1 + the index of an earlier hook that makes this one redundant:
-	 * when that hook attaches, this one is left out (a tracepoint-tier
-	 * estimate of what a function hook measures directly).
+	 * HOOK_BIT()s of earlier hooks that make this one redundant: when
+	 * all of them attach, this one is left out (a tracepoint-tier
+	 * estimate of what a function hook measures directly). 0: none.
 	 */
-	int needed_without;
+	unsigned int redundant_with;
 	/* Set at run time: not attached, for this reason (an unused option). */
 	const char *skip_why;
 };

@@ -39,9 +39,6 @@ struct httpd;
 #define TOOL_MAX_METRICS 128
 #define TOOL_MAX_TABLES 8
 
-/* A metric's hook set: HOOK_BIT(a) | HOOK_BIT(b). */
-#define HOOK_BIT(hook) (1U << (hook))
-
 struct metric_spec {
 	const char *name;	/* as in docs/metrics.md */
 	unsigned int counter;	/* first slot in the counter map */

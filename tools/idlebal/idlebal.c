@@ -76,7 +76,7 @@ static const char doc[] =
 
 static const struct tool_desc desc = {
 	.name = "idlebal",
-	.what = "task migrations, load_balance() calls and idle time",
+	.what = "migrations, load_balance() calls and idle time",
 	.hooks = hooks,
 	.nr_hooks = ARRAY_SIZE(hooks),
 	.metrics = metrics,

@@ -58,12 +58,12 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 		.name = "sched_migrate_task", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_migrate_task" }, .category = "sched",
 		.optional = true,
-		.needed_without = 1 + HOOK_SELECT_TASK_RQ_FAIR },
+		.redundant_with = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
 	[HOOK_SCHED_WAKEUP] = {
 		.name = "sched_wakeup", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_wakeup" }, .category = "sched",
 		.optional = true,
-		.needed_without = 1 + HOOK_SELECT_TASK_RQ_FAIR },
+		.redundant_with = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
 	/* Learns each CPU's runqueue at start-up, then detached. */
 	[HOOK_SCHED_UPDATE_NR_RUNNING] = {
 		.name = "sched_update_nr_running_tp", .kind = HOOK_TRACEPOINT,
