@@ -187,7 +187,8 @@ live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS)
 vmcheck: $(STATIC_BINS)
 	@tests/run-suites.sh vm
 
-# check = deps + build + every suite; the last line is "N passed, N failed".
+# check = deps + build + every suite; the last line is
+# "N passed, N failed, N skipped".
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS)
 	@tests/run-suites.sh unit live vm

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs test suites (unit, live, vm) and ends with "N passed, N failed".
-# Every test prints TAP-style "ok ..." / "not ok ..." lines; a test
-# program that exits non-zero without saying which check failed, or that
-# prints no result at all, counts as one failure.
+# Runs test suites (unit, live, vm) and ends with
+# "N passed, N failed, N skipped".
+#
+# Every test program prints TAP: "ok N - name", "not ok N - name", a
+# "# SKIP reason" directive for a check that could not run here, and a
+# plan "1..N". A program that exits non-zero without saying which check
+# failed, prints no result, prints a plan that does not match its results,
+# or runs past its time limit counts as one failure. A line that merely
+# starts with "ok" is not a result.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,26 +19,40 @@ export SCHEDSCAN_FIXTURES=${SCHEDSCAN_FIXTURES:-$PWD/tests/fixtures}
 export SCHEDSCAN_BUILD=$PWD/$BUILD
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Time limits per test program, in seconds (a hung test is a failure).
+UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
+LIVE_TIMEOUT=${LIVE_TIMEOUT:-900}
+VM_TIMEOUT=${VM_TIMEOUT:-3600}
 results=$LOGS/results.txt
 : >"$results"
 
-# run_test SUITE NAME CMD...: runs one test program, relabels its lines.
+# record LINE: one result line for the totals, also on stdout.
+record() {
+	echo "$1" | tee -a "$results"
+}
+
+# run_test SUITE NAME TIMEOUT CMD...: runs one test program, relabels its
+# results "ok - SUITE/NAME: ..." and checks its plan.
 run_test() {
-	local suite=$1 name=$2 log status
-	shift 2
+	local suite=$1 name=$2 limit=$3 log status results_seen plan
+	shift 3
 	log=$LOGS/$suite-$name.log
-	"$@" >"$log" 2>&1
+	timeout -k 10 "$limit" "$@" >"$log" 2>&1
 	status=$?
-	sed -n -E "s/^(not ok|ok)( [0-9]+)? -? ?(.*)$/\1 - $suite\/$name: \3/p" "$log" |
+	sed -n -E "s/^(not ok|ok) [0-9]+( -)? ?(.*)$/\1 - $suite\/$name: \3/p" "$log" |
 		tee -a "$results"
-	if [ $status -ne 0 ] && ! grep -q '^not ok' "$log"; then
-		echo "not ok - $suite/$name: exited with status $status (log: $log)" |
-			tee -a "$results"
-	elif ! grep -q -E '^(ok|not ok)' "$log"; then
-		echo "not ok - $suite/$name: printed no result (log: $log)" |
-			tee -a "$results"
+	results_seen=$(grep -c -E '^(not ok|ok) [0-9]+( |$)' "$log")
+	plan=$(sed -n -E 's/^1\.\.([0-9]+)$/\1/p' "$log" | tail -n 1)
+	if [ $status -eq 124 ] || [ $status -eq 137 ]; then
+		record "not ok - $suite/$name: ran past its ${limit}s limit (log: $log)"
+	elif [ $status -ne 0 ] && ! grep -q -E '^not ok [0-9]+' "$log"; then
+		record "not ok - $suite/$name: exited with status $status (log: $log)"
+	elif [ "$results_seen" -eq 0 ]; then
+		record "not ok - $suite/$name: printed no result (log: $log)"
+	elif [ -z "$plan" ] || [ "$plan" -ne "$results_seen" ]; then
+		record "not ok - $suite/$name: plan ${plan:-missing}, $results_seen results (log: $log)"
 	fi
-	if grep -q '^not ok' "$log" || [ $status -ne 0 ]; then
+	if grep -q -E '^not ok [0-9]+' "$log" || [ $status -ne 0 ]; then
 		echo "# --- $log (last 30 lines) ---"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
@@ -43,36 +62,43 @@ for suite in "$@"; do
 	echo "# suite: $suite"
 	case $suite in
 	unit)
-		for t in "$BUILD"/tests/unit/test_*; do
-			[ -x "$t" ] || continue
-			run_test unit "$(basename "$t")" "$t"
+		# Every test source has its binary: a missing one is a failure.
+		for src in tests/unit/test_*.c; do
+			t=$BUILD/tests/unit/$(basename "$src" .c)
+			if [ ! -x "$t" ]; then
+				record "not ok - unit/$(basename "$t"): not built ($t)"
+				continue
+			fi
+			run_test unit "$(basename "$t")" "$UNIT_TIMEOUT" "$t"
 		done
 		;;
 	live)
 		if [ "$(id -u)" -ne 0 ]; then
-			echo "not ok - live: needs root to load BPF programs" | tee -a "$results"
+			record "not ok - live: needs root to load BPF programs"
 			continue
 		fi
 		for t in tests/live/test_*.sh; do
-			run_test live "$(basename "$t" .sh)" bash "$t"
+			run_test live "$(basename "$t" .sh)" "$LIVE_TIMEOUT" bash "$t"
 		done
 		;;
 	vm)
-		run_test vm vmcheck bash tests/vm/vmcheck.sh
+		run_test vm vmcheck "$VM_TIMEOUT" bash tests/vm/vmcheck.sh
 		# The tool x kernel x tier matrix and timings.
 		grep '^vmcheck:' "$LOGS/vm-vmcheck.log"
 		for t in tests/vm/selftest-*.sh; do
 			[ -f "$t" ] || continue
-			run_test vm "$(basename "$t" .sh)" bash "$t"
+			run_test vm "$(basename "$t" .sh)" "$VM_TIMEOUT" bash "$t"
 		done
 		;;
 	*)
-		echo "not ok - unknown suite $suite" | tee -a "$results"
+		record "not ok - unknown suite $suite"
 		;;
 	esac
 done
 
-passed=$(grep -c '^ok ' "$results")
-failed=$(grep -c '^not ok ' "$results")
-echo "$passed passed, $failed failed"
+# A "# SKIP" directive marks a check that did not run: counted apart.
+skipped=$(grep -c -E '^ok - .*# ?SKIP' "$results")
+passed=$(grep -E '^ok - ' "$results" | grep -c -v -E '# ?SKIP')
+failed=$(grep -c '^not ok - ' "$results")
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -56,4 +56,5 @@ elif ! grep -q '^ok [0-9]* - [^ ]*: guest booted and finished' "$tmp/vmcheck.out
 else
     tap_ok "selftest-broken: vmcheck fails (exit $rc) and names 'sisscan --mode fentry' with its error"
 fi
+echo "1..$N"
 [ "$FAILED" = 0 ]

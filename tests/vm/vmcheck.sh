@@ -42,6 +42,7 @@ comment()   { sed 's/^/# /'; }
 
 finish() {
     local el=$(( $(date +%s) - t_start ))
+    echo "1..$N"
     echo "vmcheck: $((N - FAILED)) passed, $FAILED failed (${el}s)"
     if [ "$FAILED" = 0 ]; then exit 0; fi
     exit 1
