@@ -189,9 +189,9 @@ echo "# audit cost, ns/event: $cost"
 # CPUs still published as busy must grow with the delay. It grows in steps,
 # not in proportion: the two timers keep a phase that drifts slowly, so
 # how long before a wakeup the other CPU changed state clusters (seen:
-# 13.47% at 0.1 ms, 12.08% at 0.4 ms, 99.79% at 1.6 ms; other runs 4 / 33 /
-# 95). So: above 0 at 0.1 ms, not lower (within 5 points, one run's noise)
-# at 0.4 ms, and clearly higher at 1.6 ms than at both.
+# 13.47% at 0.1 ms, 12.08% at 0.4 ms, 99.79% at 1.6 ms; others 5 / 28 /
+# 39 and 2 / 2 / 99). So: above 0 at 0.1 ms, not lower (within 5 points,
+# one run's noise) at 0.4 ms, and higher at 1.6 ms than at both.
 fn_pcts=()
 for delay in 0 0.1 0.4 1.6; do
 	"$BUILD/sisscan" --comm wakeloop --filter delayed --filter-delay $delay --json -d 300 \
@@ -205,7 +205,7 @@ for delay in 0 0.1 0.4 1.6; do
 done
 echo "# delayed filter, fn_pct at 0, 0.1, 0.4, 1.6 ms: ${fn_pcts[*]}"
 if [ "${fn_pcts[0]}" = 0 ] && awk -v a="${fn_pcts[1]}" -v b="${fn_pcts[2]}" -v c="${fn_pcts[3]}" \
-	'BEGIN { exit !(a > 0 && b >= a - 5 && c > b + 10 && c > a + 10) }'; then
+	'BEGIN { exit !(a > 0 && b >= a - 5 && c > b + 5 && c > a + 10) }'; then
 	pass "delayed filter: false negatives grow with the delay (fn_pct ${fn_pcts[*]} at 0/0.1/0.4/1.6 ms)"
 else
 	fail "delayed filter: false negatives grow with the delay" "fn_pct ${fn_pcts[*]}"
