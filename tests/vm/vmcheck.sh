@@ -34,6 +34,15 @@ kcache=${VM_KERNEL_CACHE:-$build/vm/kernels}
 export VM_TIMEOUT=${VM_TIMEOUT:-420}
 t_start=$(date +%s)
 
+# Variables that run fewer checks than the full suite: say so, loudly, so
+# a shrunken run is never mistaken for a full one.
+for v in VM_KERNELS VM_TOOLS VM_MODES VM_DURATION SCHEDSCAN_TOOLS; do
+    if [ -n "${!v:-}" ]; then
+        echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck" >&2
+        echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck"
+    fi
+done
+
 N=0
 FAILED=0
 tap_ok()    { N=$((N + 1)); echo "ok $N - $*"; }
