@@ -21,6 +21,13 @@ unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
 	return d->total_ns;
 }
 
+const struct table_key_field table_tgid_key[1] = {
+	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
+};
+const char *const table_comm_label[1] = { "comm" };
+const char *const table_comm_heading[1] = { "COMM" };
+const int table_comm_width[1] = { 15 };
+
 void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
 		      unsigned int i, char (*out)[TABLE_LABEL_LEN])
 {

@@ -171,6 +171,21 @@ void table_openmetrics(const struct table *t, const char *tool,
 void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
 		      unsigned int i, char (*out)[TABLE_LABEL_LEN]);
 
+/*
+ * Rows per process: keyed by a __u32 tgid, labelled with the leader's
+ * name from the start of the map value. In a struct table_spec
+ * initializer: { .name = ..., TABLE_BY_PROCESS, ... }.
+ */
+extern const struct table_key_field table_tgid_key[1];
+extern const char *const table_comm_label[1];
+extern const char *const table_comm_heading[1];
+extern const int table_comm_width[1];
+#define TABLE_BY_PROCESS                                                       \
+	.row = "process", .keys = table_tgid_key, .nr_keys = 1,               \
+	.label_names = table_comm_label, .label_headings = table_comm_heading, \
+	.label_widths = table_comm_width, .nr_labels = 1,                     \
+	.labels = table_label_comm
+
 /* The cumulative time of a duration at read_ns (exposed for unit tests). */
 unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
 					  unsigned long long read_ns);

@@ -41,22 +41,13 @@ static const struct metric_spec metrics[] = {
 };
 
 /* Per process (the faulting or scanning task's), most faults first. */
-static const struct table_key_field tgid_key[] = {
-	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
-};
-static const char *const comm_label[] = { "comm" };
-static const char *const comm_heading[] = { "COMM" };
-static const int comm_width[] = { 15 };
-
 static const struct table_column process_columns[] = {
 	{ "user_page_faults", "PAGE_FAULTS", 12, COLUMN_COUNT, NP_USER_PAGE_FAULTS, 0 },
 	{ "vma_skips", "VMA_SKIPS", 10, COLUMN_COUNT, NP_VMA_SKIPS, 0 },
 };
 
 static const struct table_spec process_table = {
-	.name = "processes", .row = "process", .keys = tgid_key, .nr_keys = 1,
-	.label_names = comm_label, .label_headings = comm_heading,
-	.label_widths = comm_width, .nr_labels = 1, .labels = table_label_comm,
+	.name = "processes", TABLE_BY_PROCESS,
 	.source = TABLE_COUNTERS,
 	.value_offset = offsetof(struct numascan_process, counts), .nr_values = NP_NR,
 	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),

@@ -194,15 +194,9 @@ static const struct table_key_field llc_key[] = {
 static const struct table_key_field cpu_key[] = {
 	{ .name = "cpu", .heading = "CPU", .size = 4, .width = 4 },
 };
-static const struct table_key_field tgid_key[] = {
-	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
-};
 static const char *const cpus_label[] = { "cpus" };
 static const char *const cpus_heading[] = { "CPUS" };
 static const int cpus_width[] = { 9 };
-static const char *const comm_label[] = { "comm" };
-static const char *const comm_heading[] = { "COMM" };
-static const int comm_width[] = { 15 };
 
 /* An LLC row's CPU list, from the LLCs learnt at start-up. */
 static void llc_labels(void *ctx, const void *key, const struct map_dump *d,
@@ -234,9 +228,7 @@ static const struct table_spec cpu_table = {
 };
 
 static const struct table_spec process_table = {
-	.name = "processes", .row = "process", .keys = tgid_key, .nr_keys = 1,
-	.label_names = comm_label, .label_headings = comm_heading,
-	.label_widths = comm_width, .nr_labels = 1, .labels = table_label_comm,
+	.name = "processes", TABLE_BY_PROCESS,
 	.source = TABLE_COUNTERS,
 	.value_offset = offsetof(struct sisscan_process, counts), .nr_values = SG_NR,
 	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),
