@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Keyed tables and durations on this host, against what the kernel counts
 # itself: idlebal's per-CPU idle time (a duration) against /proc/stat's
-# idle + iowait, numascan's per-process fault rows against getrusage(),
-# and every table's interval rows adding up to its summary.
+# idle + iowait and a bpftrace sum, numascan's per-process fault rows
+# against getrusage(), and every table's interval rows adding up to its
+# summary.
 source "$(dirname "$0")/lib.sh"
 
 # cpu_idle_ticks CPU: idle + iowait of one CPU in /proc/stat, USER_HZ ticks.
@@ -15,40 +16,76 @@ hz=$(getconf CLK_TCK)
 ncpus=$(nproc)
 last=$((ncpus - 1))
 
-# 1. idlebal's idle time per CPU = the kernel's own idle accounting. A
-# spinner keeps the last CPU busy, so one CPU has a known answer (about 0)
-# and the others whatever the host does. /proc/stat is read just before
-# the tool starts and just after it exits: the tool's window lies inside,
-# so its idle time may be short of the kernel's by at most the time the
-# bracket adds (start-up and exit), plus two ticks of /proc/stat rounding,
-# plus 1% of the window: /proc/stat's NOHZ idle time starts and stops at
-# the idle loop and leaves out interrupts, the tool's is the idle task's
-# time on the CPU (seen: 0.5% apart; a bpftrace sum over sched_switch
-# agreed with the tool within the bracket).
+# 1. idlebal's idle time per CPU against two references taken around the
+# run: the kernel's own idle accounting (/proc/stat idle + iowait), and a
+# bpftrace sum of the same definition (time from sched_switch to pid 0 to
+# the next switch away), marked just before the tool starts and just after
+# it exits. A spinner keeps the last CPU busy, so one CPU has a known
+# answer (about 0). The tool's window lies inside both brackets: its idle
+# time may fall short of a reference by the bracket's extra time (start-up
+# and exit), never exceed it. /proc/stat also rounds to ticks and, on this
+# host, counts up to 3% more idle than the idle task ran (seen: 85 ms over
+# 3 s while bpftrace agreed with the tool), so it gets two ticks and 5% of
+# the window. bpftrace gets 1 ms + 0.1% of the window: the tool reads
+# 0.7 to 1.3 ms (0.03%) more idle in 3 s than bpftrace's classic-tracepoint
+# program, consistently and not yet explained (docs/metrics.md).
 "$BUILD/workloads/spinner" -c "$last" -s 30 &
 spin=$!
 at_exit "kill $spin"
-sleep 0.5
+{
+	echo 'tracepoint:sched:sched_switch {'
+	echo '	if (args->next_pid == 0) { @since[cpu] = nsecs; }'
+	echo '	else if (args->prev_pid == 0 && @since[cpu] > 0) { @idle[cpu] = @idle[cpu] + (nsecs - @since[cpu]); @since[cpu] = 0; }'
+	echo '}'
+	echo 'tracepoint:syscalls:sys_enter_getppid /comm == "idlemark"/ {'
+	echo '	printf("MARK %lld", nsecs);'
+	for c in $(seq 0 "$last"); do
+		echo "	printf(\" %lld\", @idle[$c] + (@since[$c] > 0 ? nsecs - @since[$c] : 0));"
+	done
+	echo '	printf("\n");'
+	echo '}'
+} >"$WORK/idle.bt"
+bpftrace "$WORK/idle.bt" >"$WORK/bt.out" 2>&1 &
+bt=$!
+at_exit "kill $bt"
+for i in $(seq 1 100); do grep -q '^Attaching' "$WORK/bt.out" && break; sleep 0.1; done
+sleep 0.2
+mark() {
+	/usr/bin/python3 -c 'import os; open("/proc/self/comm", "w").write("idlemark"); os.getppid()'
+}
+sleep 0.3
 declare -a before after
 for c in $(seq 0 "$last"); do before[$c]=$(cpu_idle_ticks "$c"); done
 t0=$(date +%s.%N)
+mark
 "$BUILD/idlebal" --json -i 1 -d 3 >"$WORK/idle.jsonl" 2>"$WORK/idle.err"
 status=$?
+mark
 t1=$(date +%s.%N)
 for c in $(seq 0 "$last"); do after[$c]=$(cpu_idle_ticks "$c"); done
+sleep 0.2
+kill -INT $bt 2>/dev/null
+wait $bt 2>/dev/null
 kill $spin 2>/dev/null
 check "idlebal --json -i 1 -d 3 exits 0" [ $status -eq 0 ]
 json_valid "idlebal records valid, the cpus table's interval rows add up to the summary" \
 	"$WORK/idle.jsonl" --expect-intervals 3
 window=$(jq -r 'select(.type == "summary") | .duration_s' "$WORK/idle.jsonl")
 gap=$(awk -v a="$t0" -v b="$t1" -v w="$window" 'BEGIN { printf "%.3f", b - a - w }')
+read -r -a mark1 <<<"$(grep '^MARK' "$WORK/bt.out" | sed -n 1p)"
+read -r -a mark2 <<<"$(grep '^MARK' "$WORK/bt.out" | sed -n 2p)"
+if [ ${#mark1[@]} -eq $((ncpus + 2)) ] && [ ${#mark2[@]} -eq $((ncpus + 2)) ]; then
+	pass "bpftrace reference: idle sums at both marks for $ncpus CPUs"
+else
+	fail "bpftrace reference: idle sums at both marks" "$(head -c 300 "$WORK/bt.out")"
+fi
+bt_gap=$(awk -v a="${mark1[1]:-0}" -v b="${mark2[1]:-0}" -v w="$window" 'BEGIN { printf "%.0f", b - a - w * 1e9 }')
 for c in $(seq 0 "$last"); do
 	got=$(jq -r --argjson c "$c" 'select(.type == "summary") | .cpus.rows[] | select(.cpu == $c) | .idle_ns' \
 		"$WORK/idle.jsonl")
 	want=$(awk -v a="${before[$c]}" -v b="${after[$c]}" -v hz="$hz" 'BEGIN { printf "%.0f", (b - a) * 1e9 / hz }')
-	tick=$(awk -v hz="$hz" 'BEGIN { printf "%.0f", 2e9 / hz }')
+	slack=$(awk -v w="$window" -v hz="$hz" 'BEGIN { printf "%.0f", 2e9 / hz + w * 1e9 * 5 / 100 }')
 	# The bracket's width, printed: what the check cannot resolve.
-	slack=$(awk -v w="$window" -v t="$tick" 'BEGIN { printf "%.0f", t + w * 1e9 / 100 }')
 	width=$(awk -v g="$gap" -v s="$slack" -v w="$window" 'BEGIN { printf "%.1f", 100 * (g * 1e9 + 2 * s) / (w * 1e9) }')
 	if [ -n "$got" ] && awk -v g="$got" -v w="$want" -v gap="$gap" -v s="$slack" \
 		'BEGIN { exit !(g <= w + s && g >= w - gap * 1e9 - s) }'; then
@@ -56,6 +93,16 @@ for c in $(seq 0 "$last"); do
 	else
 		fail "idlebal cpu $c: idle_ns vs /proc/stat idle+iowait" \
 			"idlebal '$got', /proc/stat $want ns, bracket gap ${gap}s, slack $slack ns"
+	fi
+	ref=$(awk -v a="${mark1[$((c + 2))]:-0}" -v b="${mark2[$((c + 2))]:-0}" 'BEGIN { printf "%.0f", b - a }')
+	bt_slack=$(awk -v w="$window" 'BEGIN { printf "%.0f", 1e6 + w * 1e9 / 1000 }')
+	width=$(awk -v g="$bt_gap" -v s="$bt_slack" -v w="$window" 'BEGIN { printf "%.2f", 100 * (g + 2 * s) / (w * 1e9) }')
+	if [ -n "$got" ] && awk -v g="$got" -v r="$ref" -v gap="$bt_gap" -v s="$bt_slack" \
+		'BEGIN { exit !(g <= r + s && g >= r - gap - s) }'; then
+		pass "idlebal cpu $c: idle_ns $got within bpftrace's $ref (bracket width $width% of the window)"
+	else
+		fail "idlebal cpu $c: idle_ns vs bpftrace's sched_switch sum" \
+			"idlebal '$got', bpftrace $ref ns, bracket gap $bt_gap ns, slack $bt_slack ns"
 	fi
 done
 # The spinner's CPU: its idle share is the known answer, near 0.
