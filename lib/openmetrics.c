@@ -1,8 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include "hist.h"
 #include "openmetrics.h"
+
+double om_family_name(char *buf, size_t len, const char *tool, const char *row,
+		      const char *name, const char *suffix)
+{
+	size_t n = strlen(name);
+	bool ns = n > 3 && !strcmp(name + n - 3, "_ns");
+
+	snprintf(buf, len, "schedscan_%s_%s%s%.*s%s%s", tool, row ? row : "",
+		 row ? "_" : "", (int)(ns ? n - 3 : n), name, ns ? "_seconds" : "",
+		 suffix);
+	return ns ? 1e9 : 1.0;
+}
 
 void om_header(struct strbuf *b, const char *family, const char *type,
 	       const char *help)

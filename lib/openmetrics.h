@@ -18,6 +18,14 @@ struct om_label {
 
 #define OM_MAX_LABELS 10
 
+/*
+ * The family name schedscan_<tool>_[<row>_]<name><suffix> into buf; a name
+ * ending in _ns becomes _seconds there. Returns what the values divide
+ * by: 1e9 for those, else 1.
+ */
+double om_family_name(char *buf, size_t len, const char *tool, const char *row,
+		      const char *name, const char *suffix);
+
 /* "# HELP family help" and "# TYPE family type". */
 void om_header(struct strbuf *b, const char *family, const char *type,
 	       const char *help);

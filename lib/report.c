@@ -278,21 +278,6 @@ int report_window(struct report *r, const struct run_window *window,
 			   top, stats, nr_stats);
 }
 
-/*
- * schedscan_<tool>_<name><suffix>; a trailing _ns becomes _seconds.
- * Returns what the values divide by: 1e9 for those, else 1.
- */
-static double om_family_name(const struct report *r, const char *name,
-			     const char *suffix, char *buf, size_t len)
-{
-	size_t n = strlen(name);
-	bool ns = n > 3 && !strcmp(name + n - 3, "_ns");
-
-	snprintf(buf, len, "schedscan_%s_%.*s%s%s", r->tool,
-		 (int)(ns ? n - 3 : n), name, ns ? "_seconds" : "", suffix);
-	return ns ? 1e9 : 1.0;
-}
-
 void report_openmetrics(const struct report *r, const struct metric_value *metrics,
 			int nr_metrics, struct strbuf *out)
 {
@@ -320,16 +305,17 @@ void report_openmetrics(const struct report *r, const struct metric_value *metri
 			 m->help ? m->help : m->name,
 			 m->is_ratio ? ", over the whole run" : ", since the tool started");
 		if (m->hist) {
-			divisor = om_family_name(r, m->name, "", family, sizeof(family));
+			divisor = om_family_name(family, sizeof(family), r->tool, NULL,
+						 m->name, "");
 			om_header(out, family, "histogram", help);
 			om_histogram(out, family, labels, 2, m->hist,
 				     m->has_sum ? (double)m->sum : NAN, divisor);
 		} else if (m->is_ratio) {
-			om_family_name(r, m->name, "", family, sizeof(family));
+			om_family_name(family, sizeof(family), r->tool, NULL, m->name, "");
 			om_header(out, family, "gauge", help);
 			om_sample_double(out, family, NULL, labels, 2, m->ratio);
 		} else {
-			om_family_name(r, m->name, "_total", family, sizeof(family));
+			om_family_name(family, sizeof(family), r->tool, NULL, m->name, "_total");
 			om_header(out, family, "counter", help);
 			om_sample_u64(out, family, NULL, labels, 2, m->value);
 		}

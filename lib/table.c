@@ -115,7 +115,7 @@ static size_t key_hash(const void *key, size_t len)
 	return (size_t)h;
 }
 
-static int index_insert(struct table *t, size_t row)
+static void index_insert(struct table *t, size_t row)
 {
 	size_t mask = t->index_size - 1,
 	       slot = key_hash(t->rows[row].key, t->dump.key_size) & mask;
@@ -123,7 +123,6 @@ static int index_insert(struct table *t, size_t row)
 	while (t->index[slot])
 		slot = (slot + 1) & mask;
 	t->index[slot] = row + 1;
-	return 0;
 }
 
 /* Keeps the index at most half full, so a probe ends quickly. */
@@ -191,8 +190,9 @@ static struct schedscan_duration read_duration(struct table *t, const void *key,
 	return d;
 }
 
-int table_feed(struct table *t, const void *key, const struct map_dump *d,
-	       unsigned int i, unsigned long long read_ns)
+/* One map entry (key, its value per CPU) into its row's now[]. */
+static int table_feed(struct table *t, const void *key, const struct map_dump *d,
+		      unsigned int i, unsigned long long read_ns)
 {
 	const struct table_spec *s = t->spec;
 	struct table_row *row;
@@ -329,10 +329,10 @@ static void key_text(const struct table_key_field *f, const void *key,
 		snprintf(buf, len, "%llu", v);
 }
 
-static bool row_empty(const struct table_row *row, unsigned int nr_values)
+static bool all_zero(const unsigned long long *values, unsigned int nr_values)
 {
 	for (unsigned int v = 0; v < nr_values; v++)
-		if (row->win[v])
+		if (values[v])
 			return false;
 	return true;
 }
@@ -376,7 +376,7 @@ size_t table_sorted_rows(struct table *t, const struct table_row ***out)
 	if (!rows)
 		return 0;
 	for (size_t r = 0; r < t->nr_rows; r++)
-		if (t->spec->all_rows || !row_empty(&t->rows[r], t->spec->nr_values))
+		if (t->spec->all_rows || !all_zero(t->rows[r].win, t->spec->nr_values))
 			rows[n++] = &t->rows[r];
 	sorting = t;
 	qsort(rows, n, sizeof(*rows), compare_rows);
@@ -523,31 +523,22 @@ void table_openmetrics(const struct table *t, const char *tool,
 
 	for (int c = 0; c < s->nr_columns; c++) {
 		const struct table_column *col = &s->columns[c];
-		bool seconds = col->kind == COLUMN_DURATION;
+		double divisor;
 
 		if (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION)
 			continue;
-		snprintf(family, sizeof(family), "schedscan_%s_%s_%s%s", tool, s->row,
-			 col->name, seconds ? "_seconds_total" : "_total");
 		/* A duration's name ends in _ns in JSON; Prometheus wants seconds. */
-		if (seconds) {
-			char *ns = strstr(family, "_ns_seconds_total");
-
-			if (ns)
-				memmove(ns, ns + 3, strlen(ns + 3) + 1);
-		}
+		divisor = om_family_name(family, sizeof(family), tool, s->row, col->name,
+					 "_total");
 		snprintf(help, sizeof(help), "%s per %s (docs/metrics.md), since the tool started",
 			 col->name, s->row);
 		om_header(out, family, "counter", help);
 		for (size_t r = 0; r < t->nr_rows; r++) {
 			const struct table_row *row = &t->rows[r];
 			unsigned long long v = row_values(row, which)[col->value];
-			bool any = false;
 
 			/* A key that never had an event (an unused LLC index) is no series. */
-			for (unsigned int k = 0; k < s->nr_values && !any; k++)
-				any = row_values(row, which)[k] != 0;
-			if (!any && !s->all_rows)
+			if (!s->all_rows && all_zero(row_values(row, which), s->nr_values))
 				continue;
 
 			nr = 0;
@@ -559,14 +550,14 @@ void table_openmetrics(const struct table *t, const char *tool,
 				labels[nr++] = (struct om_label){ s->label_names[l], row->labels[l] };
 			labels[nr++] = (struct om_label){ "tier", t->tier };
 			labels[nr++] = (struct om_label){ "estimated", t->estimated ? "true" : "false" };
-			if (seconds)
-				om_sample_double(out, family, NULL, labels, nr, v / 1e9);
+			if (divisor != 1.0)
+				om_sample_double(out, family, NULL, labels, nr, v / divisor);
 			else
 				om_sample_u64(out, family, NULL, labels, nr, v);
 		}
 	}
 	if (s->drop_slot >= 0) {
-		snprintf(family, sizeof(family), "schedscan_%s_%s_rows_dropped_total", tool, s->row);
+		om_family_name(family, sizeof(family), tool, s->row, "rows_dropped", "_total");
 		om_header(out, family, "counter",
 			  "updates that found the table's BPF map full (its rows undercount)");
 		om_sample_u64(out, family, NULL, NULL, 0,

@@ -138,13 +138,6 @@ void table_free(struct table *t);
  */
 int table_read(struct table *t, unsigned long long read_ns);
 
-/*
- * Feeds one map entry (key, and its value per CPU) as table_read() would:
- * for tests and for readers of other sources.
- */
-int table_feed(struct table *t, const void *key, const struct map_dump *d,
-	       unsigned int i, unsigned long long read_ns);
-
 enum table_window_kind {
 	WINDOW_INTERVAL,	/* win = now - last; last = now */
 	WINDOW_RUN,		/* a summary read afresh: win = now; last = now */

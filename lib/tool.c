@@ -174,7 +174,6 @@ int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 	if (bpf_object__load_skeleton(skeleton))
 		return fail(t, "loading the BPF programs failed: %s (run with -v for the verifier log)",
 			    strerror(errno));
-	t->loaded = true;
 	ret = percpu_sums_init(&t->counters, bpf_map__fd(counters));
 	if (ret)
 		return fail(t, "reading the counter map failed: %s", strerror(-ret));
@@ -217,7 +216,6 @@ int tool_attach(struct tool *t)
 	run_install_signals();
 	if (hooks_attach(t->hooks, t->desc.nr_hooks, err, sizeof(err)))
 		return fail(t, "%s", err);
-	t->attached = true;
 	return 0;
 }
 
@@ -327,18 +325,18 @@ static void render_openmetrics(struct tool *t, const unsigned long long *counts,
 		table_openmetrics(t->tables[i], t->desc.name, which, out);
 }
 
-char *tool_openmetrics(struct tool *t, bool fresh, size_t *len)
+/* GET /metrics: the maps read afresh, cumulative since the attach. */
+static char *scrape(void *ctx, size_t *len)
 {
+	struct tool *t = ctx;
 	struct strbuf out = {};
 
 	pthread_mutex_lock(&t->lock);
-	if (fresh && read_all(t)) {
+	if (read_all(t)) {
 		pthread_mutex_unlock(&t->lock);
 		return NULL;
 	}
-	render_openmetrics(t, fresh ? t->now : t->last,
-			   fresh ? TABLE_CUMULATIVE_NOW : TABLE_CUMULATIVE_LAST, &out);
-	t->scrapes++;
+	render_openmetrics(t, t->now, TABLE_CUMULATIVE_NOW, &out);
 	pthread_mutex_unlock(&t->lock);
 	if (out.failed) {
 		strbuf_free(&out);
@@ -346,11 +344,6 @@ char *tool_openmetrics(struct tool *t, bool fresh, size_t *len)
 	}
 	*len = out.len;
 	return out.buf;
-}
-
-static char *scrape(void *ctx, size_t *len)
-{
-	return tool_openmetrics(ctx, true, len);
 }
 
 /* node_exporter's textfile collector must never see half a file. */

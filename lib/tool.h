@@ -104,11 +104,9 @@ struct tool {
 	int nr_tables;
 	struct report report;
 	int stats_fd;
-	bool loaded, attached;
 	/* Map reads and renders: the window loop and the HTTP thread. */
 	pthread_mutex_t lock;
 	struct httpd *httpd;
-	unsigned long long scrapes;
 };
 
 /* 0, or -1 after printing a sentence to stderr (as every tool_* call). */
@@ -144,8 +142,5 @@ int tool_attach(struct tool *t);
  */
 int tool_run(struct tool *t);
 void tool_destroy(struct tool *t);
-
-/* The OpenMetrics text of everything the tool measures, cumulative (tests). */
-char *tool_openmetrics(struct tool *t, bool fresh, size_t *len);
 
 #endif
