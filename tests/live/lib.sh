@@ -95,6 +95,23 @@ ensure_tracefs() {
 	fi
 }
 
+# memtouch_start: a 2-thread, 32 MB memory toucher that waits 0.5 s before
+# touching; sets mt and pid (its pid) once it has said it. memtouch_wait:
+# waits for it (in this shell: not in $(...), whose subshell cannot wait)
+# and sets want to its own rusage fault count (minflt + majflt).
+memtouch_start() {
+	"$BUILD/workloads/memtouch" -t 2 -m 32 -s 0.5 -w 1000 >"$WORK/mt.out" &
+	mt=$!
+	at_exit "kill $mt"
+	sleep 0.3
+	pid=$(awk '/memtouch pid/ { print $3 }' "$WORK/mt.out")
+}
+
+memtouch_wait() {
+	wait $mt
+	want=$(awk '/memtouch total faults/ { print $4 }' "$WORK/mt.out")
+}
+
 bpf_prog_count() {
 	bpftool prog show 2>/dev/null | grep -c '^[0-9]*:'
 }

@@ -111,15 +111,10 @@ json_valid "idlebal JSON valid against docs/json.md" "$WORK/idlebal.jsonl"
 
 # numascan: page faults of a process = the kernel's rusage count for it
 # (minflt + majflt, all threads, from before its first touch to exit).
-"$BUILD/workloads/memtouch" -t 2 -m 32 -s 0.5 -w 1000 >"$WORK/mt.out" &
-mt=$!
-at_exit "kill $mt"
-sleep 0.3
-pid=$(awk '/memtouch pid/ { print $3 }' "$WORK/mt.out")
+memtouch_start
 "$BUILD/numascan" -p "$pid" --json -i 0.5 -d 3 >"$WORK/numascan.jsonl" 2>"$WORK/numascan.err"
 status=$?
-wait $mt
-want=$(awk '/memtouch total faults/ { print $4 }' "$WORK/mt.out")
+memtouch_wait
 got=$(metric "$WORK/numascan.jsonl" user_page_faults)
 check "numascan exits 0" [ $status -eq 0 ]
 if [ -n "$want" ] && [ "$want" -ge 8192 ] 2>/dev/null && within "$got" "$want" 1 20; then

@@ -126,15 +126,10 @@ else
 fi
 
 # 2. numascan's per-process rows: the workload's row = its own rusage.
-"$BUILD/workloads/memtouch" -t 2 -m 32 -s 0.5 -w 1000 >"$WORK/mt.out" &
-mt=$!
-at_exit "kill $mt"
-sleep 0.3
-pid=$(awk '/memtouch pid/ { print $3 }' "$WORK/mt.out")
+memtouch_start
 "$BUILD/numascan" --json -i 0.5 -d 3 >"$WORK/numa.jsonl" 2>"$WORK/numa.err"
 status=$?
-wait $mt
-want=$(awk '/memtouch total faults/ { print $4 }' "$WORK/mt.out")
+memtouch_wait
 got=$(jq -r --argjson p "${pid:-0}" 'select(.type == "summary") | .processes.rows[] | select(.tgid == $p) | .user_page_faults' \
 	"$WORK/numa.jsonl")
 comm=$(jq -r --argjson p "${pid:-0}" 'select(.type == "summary") | .processes.rows[] | select(.tgid == $p) | .comm' \
