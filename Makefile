@@ -37,6 +37,9 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
               -I$(dir $(VMLINUX_H)) -Ilib/bpf -Ilib
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=all
+# Test builds (sanitizer tools, unit tests, build/test/, build/static-test/) honour
+# SCHEDSCAN_MUTATION (lib/mutation.h); release builds do not.
+TEST_BUILD := -DSCHEDSCAN_TEST_BUILD
 
 # lib/ is linked as an archive, so a binary gets only the objects it uses.
 # lib/bpf/: *.bpf.h are BPF-only; plain *.h are shared with user space.
@@ -70,7 +73,7 @@ else
 DEFAULT_TARGETS := $(TOOL_BINS) $(WORKLOAD_BINS)
 endif
 
-.PHONY: all static deps check unit live vmcheck demo bench install clean \
+.PHONY: all static deps check unit live vmcheck mutation demo bench install clean \
         vmlinux lint
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -121,6 +124,17 @@ $(BUILD)/static/$(1): $(call tool_objs,$(1)) $(LIB_A) | $(BUILD)/static
 	$$(call msg,LINK,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) $$^ $$(STATIC_LDLIBS) -o $$@
 
+# The host's mutation selftest: the release build with the switch.
+$(BUILD)/test/$(1): $(call tool_objs,$(1)) $(OBJ)/test/mutation.o $(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$^ $$(LDLIBS) -lpthread -o $$@
+
+$(BUILD)/static-test/$(1): $(call tool_objs,$(1)) $(OBJ)/test/mutation.o $(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(call msg,LINK,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$^ $$(STATIC_LDLIBS) -o $$@
+
 # The frontends with sanitizers, for the live option tests.
 $(BUILD)/san/$(1): $(call tool_san,$(1)) $(SAN_LIB_A)
 	@mkdir -p $$(dir $$@)
@@ -135,7 +149,14 @@ $(OBJ)/lib/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/lib
 
 $(OBJ)/san/%.o: lib/%.c $(LIB_HDRS) | $(OBJ)/san
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) $(TEST_BUILD) -c $< -o $@
+
+# The static tools of the guest's mutation selftest: the release objects
+# and lib/ with only the mutation switch built in.
+$(OBJ)/test/mutation.o: lib/mutation.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TEST_BUILD) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -170,6 +191,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(SAN_LIB_A) | $(BUILD)/
 $(foreach b,$(UNIT_BPF),$(eval $(BUILD)/tests/unit/test_$(b): $(OBJ)/tests/$(b).skel.h))
 
 SAN_TOOLS := $(addprefix $(BUILD)/san/,$(TOOLS))
+STATIC_TEST_BINS := $(addprefix $(BUILD)/static-test/,$(TOOLS))
+TEST_BINS := $(addprefix $(BUILD)/test/,$(TOOLS))
 
 deps:
 	@scripts/deps.sh
@@ -184,14 +207,19 @@ unit: $(UNIT_BINS)
 live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS)
 	@tests/run-suites.sh live
 
-vmcheck: $(STATIC_BINS)
+vmcheck: $(STATIC_BINS) $(STATIC_TEST_BINS)
 	@tests/run-suites.sh vm
+
+# Proves the suites fail when a tool miscounts (tests/selftest-mutations.sh).
+mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TEST_BINS)
+	@tests/run-suites.sh mutation
 
 # check = deps + build + every suite; the last line is
 # "N passed, N failed, N skipped".
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS)
-	@tests/run-suites.sh unit live vm
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS) \
+		$(TEST_BINS) $(STATIC_TEST_BINS)
+	@tests/run-suites.sh unit live vm mutation
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -215,4 +243,4 @@ ifneq ($(wildcard docs/man/*.8),)
 endif
 
 clean:
-	rm -rf $(OBJ) $(BUILD)/tests $(BUILD)/san $(BUILD)/static $(BUILD)/workloads $(TOOL_BINS)
+	rm -rf $(OBJ) $(BUILD)/tests $(BUILD)/san $(BUILD)/test $(BUILD)/static $(BUILD)/static-test $(BUILD)/workloads $(TOOL_BINS)

@@ -30,6 +30,7 @@ enum {
 	OPT_TOP,
 	OPT_LISTEN,
 	OPT_PROMETHEUS_FILE,
+	OPT_READY_FD,
 };
 
 static const struct argp_option common_options[] = {
@@ -48,6 +49,8 @@ static const struct argp_option common_options[] = {
 	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default address 127.0.0.1)", 2 },
 	{ "prometheus-file", OPT_PROMETHEUS_FILE, "PATH", 0,
 	  "Rewrite PATH atomically after each interval, for node_exporter's textfile collector", 2 },
+	{ "ready-fd", OPT_READY_FD, "FD", 0,
+	  "Write \"ready\" to file descriptor FD once tracing, then close it", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
 	{ "stats", OPT_STATS, NULL, 0,
@@ -61,6 +64,7 @@ void common_opts_init(struct common_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->mode = MODE_AUTO;
+	opts->ready_fd = -1;
 	opts->proc_root = getenv("SCHEDSCAN_PROC") ?: "/proc";
 	opts->sysfs_root = getenv("SCHEDSCAN_SYSFS") ?: "/sys";
 }
@@ -348,6 +352,24 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		ret = parse_output_path("--prometheus-file", arg, err, sizeof(err));
 		opts->prometheus_file = arg;
 		break;
+	case OPT_READY_FD: {
+		char *end;
+		long fd;
+
+		errno = 0;
+		fd = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || fd < 0 || fd > 1000000) {
+			snprintf(err, sizeof(err),
+				 "invalid --ready-fd '%s': expected an open file descriptor number", arg);
+			ret = -1;
+		} else if (fcntl((int)fd, F_GETFD) < 0) {
+			snprintf(err, sizeof(err),
+				 "invalid --ready-fd %ld: no such open file descriptor", fd);
+			ret = -1;
+		}
+		opts->ready_fd = (int)fd;
+		break;
+	}
 	case 'v':
 		opts->verbose = true;
 		break;

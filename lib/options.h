@@ -33,6 +33,7 @@ struct common_opts {
 	int top;			/* table rows in text, 0: each table's default */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
 	const char *prometheus_file;	/* --prometheus-file PATH */
+	int ready_fd;			/* --ready-fd FD, -1: none */
 	enum probe_mode mode;
 	/* Where to look things up; tests point these at fixtures. */
 	const char *proc_root, *sysfs_root;

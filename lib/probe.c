@@ -18,18 +18,26 @@ static const struct bpf_insn return_zero[] = {
 	{ .code = 0x95 },				/* exit */
 };
 
+/* The kernel BTF, loaded once for every probe and member lookup. */
+static struct btf *cached_btf;
+static bool btf_tried;
+
 static struct btf *vmlinux_btf(void)
 {
-	static struct btf *btf;
-	static bool tried;
-
-	if (!tried) {
-		tried = true;
-		btf = btf__load_vmlinux_btf();
-		if (libbpf_get_error(btf))
-			btf = NULL;
+	if (!btf_tried) {
+		btf_tried = true;
+		cached_btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(cached_btf))
+			cached_btf = NULL;
 	}
-	return btf;
+	return cached_btf;
+}
+
+void probe_release(void)
+{
+	btf__free(cached_btf);
+	cached_btf = NULL;
+	btf_tried = false;
 }
 
 /*

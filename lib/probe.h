@@ -14,6 +14,8 @@
 #include <stddef.h>
 
 bool probe_fentry(const char *func, char *why, size_t whylen);
+/* Frees what the probes cached (the kernel BTF). */
+void probe_release(void);
 bool probe_kprobe(const char *func, char *why, size_t whylen);
 bool probe_tp_btf(const char *tp, char *why, size_t whylen);
 bool probe_raw_tp(const char *tp, char *why, size_t whylen);

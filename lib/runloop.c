@@ -7,12 +7,14 @@
 #include "runloop.h"
 #include "util.h"
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, cut_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	if (sig == SIGUSR1)
+		cut_requested = 1;
+	else
+		interrupted = 1;
 }
 
 void run_install_signals(void)
@@ -26,6 +28,14 @@ void run_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* SIGUSR1: end the current interval now (a test's counter read). */
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+void run_clear_signals(void)
+{
+	interrupted = 0;
+	cut_requested = 0;
 }
 
 bool run_interrupted(void)
@@ -44,7 +54,7 @@ static void sleep_until(double deadline)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	while (!interrupted &&
+	while (!interrupted && !cut_requested &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
@@ -86,7 +96,7 @@ int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 
 		if (isinf(wake)) {
 			/* No interval and no duration: wait for a signal. */
-			while (!interrupted)
+			while (!interrupted && !cut_requested)
 				sleep_until(monotonic_seconds() + 3600);
 		} else {
 			sleep_until(wake);
@@ -95,14 +105,26 @@ int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 			reason = "signal";
 		else if (monotonic_seconds() >= deadline)
 			reason = "duration";
-		if (!opts->interval_s)
+		if (!opts->interval_s) {
+			cut_requested = 0;
+			continue;
+		}
+		/*
+		 * A cut ends this interval early; the next one keeps the
+		 * schedule, so a cut splits one interval in two.
+		 */
+		bool cut = cut_requested && !reason;
+
+		cut_requested = 0;
+		if (!cut && !reason && monotonic_seconds() < next)
 			continue;
 		ret = report_interval(&window, report, ctx);
 		if (ret)
 			return ret;
 		if (!reason && opts->count && window.intervals >= opts->count)
 			reason = "count";
-		next += opts->interval_s;
+		if (!cut)
+			next += opts->interval_s;
 	}
 	window.start = run_start;
 	window.start_mono = run_start_mono;

@@ -23,6 +23,8 @@ typedef int (*run_report_fn)(void *ctx, const struct run_window *window);
 
 /* Installs the handlers; call before attaching so Ctrl-C is never lost. */
 void run_install_signals(void);
+/* Forgets the signals seen so far (a second run in one process). */
+void run_clear_signals(void);
 bool run_interrupted(void);
 int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx);
 

@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 #include "bpf/selection.h"
+#include "bpf/mutation.h"	/* in every .rodata, next to the selection */
 #include "options.h"
 
 /* Copies -p/--comm/-c/-C into the BPF object's .rodata before load. */

@@ -10,8 +10,10 @@
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
 #include "httpd.h"
+#include "mutation.h"
 #include "openmetrics.h"
 #include "preflight.h"
+#include "probe.h"
 #include "runloop.h"
 #include "tool.h"
 #include "util.h"
@@ -126,6 +128,18 @@ static int metric_index(const struct tool *t, const char *name, int before)
 	return -1;
 }
 
+/* The counter slot a measured metric is read from (mutation_apply). */
+static int counter_of(const char *name, void *ctx)
+{
+	const struct tool *t = ctx;
+
+	for (int i = 0; i < t->desc.nr_metrics; i++)
+		if (!strcmp(t->desc.metrics[i].name, name) && t->sources[i].available &&
+		    !t->desc.metrics[i].ratio[0])
+			return (int)t->sources[i].counter;
+	return -1;
+}
+
 int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
 {
 	char err[512];
@@ -163,6 +177,8 @@ int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
 			src->why = missing_why(t, m->needs);
 		}
 	}
+	if (mutation_apply(obj, counter_of, t, err, sizeof(err)))
+		return fail(t, "%s", err);
 	return 0;
 }
 
@@ -453,6 +469,17 @@ int tool_run(struct tool *t)
 		return 1;
 	}
 	pthread_mutex_unlock(&t->lock);
+	/* Scripts start their workload on this: everything is attached. */
+	if (t->opts->ready_fd >= 0) {
+		static const char ready[] = "ready\n";
+
+		if (write(t->opts->ready_fd, ready, sizeof(ready) - 1) != sizeof(ready) - 1) {
+			fail(t, "writing to --ready-fd %d failed: %s", t->opts->ready_fd,
+			     strerror(errno));
+			return 1;
+		}
+		close(t->opts->ready_fd);
+	}
 	return run_loop(t->opts, report_one_window, t) ? 1 : 0;
 }
 
@@ -461,6 +488,7 @@ void tool_destroy(struct tool *t)
 	httpd_stop(t->httpd);
 	t->httpd = NULL;
 	hooks_detach(t->hooks, t->desc.nr_hooks);
+	probe_release();
 	if (t->stats_fd >= 0)
 		close(t->stats_fd);
 	t->stats_fd = -1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs test suites (unit, live, vm) and ends with
+# Runs test suites (unit, live, vm, mutation) and ends with
 # "N passed, N failed, N skipped".
 #
 # Every test program prints TAP: "ok N - name", "not ok N - name", a
@@ -81,14 +81,17 @@ for suite in "$@"; do
 			run_test live "$(basename "$t" .sh)" "$LIVE_TIMEOUT" bash "$t"
 		done
 		;;
+	mutation)
+		# Each deliberate miscount (lib/mutation.h) must fail a check:
+		# on this host's live tests, then in one guest boot.
+		run_test mutation host "$LIVE_TIMEOUT" bash tests/selftest-mutations.sh
+		run_test mutation guest "$VM_TIMEOUT" bash tests/vm/selftest-mutations.sh
+		;;
 	vm)
 		run_test vm vmcheck "$VM_TIMEOUT" bash tests/vm/vmcheck.sh
 		# The tool x kernel x tier matrix and timings.
 		grep '^vmcheck:' "$LOGS/vm-vmcheck.log"
-		for t in tests/vm/selftest-*.sh; do
-			[ -f "$t" ] || continue
-			run_test vm "$(basename "$t" .sh)" "$VM_TIMEOUT" bash "$t"
-		done
+		run_test vm selftest-broken "$VM_TIMEOUT" bash tests/vm/selftest-broken.sh
 		;;
 	*)
 		record "not ok - unknown suite $suite"
@@ -96,6 +99,13 @@ for suite in "$@"; do
 	esac
 done
 
+# Results by the kind of check their tag names ("[ground truth]" ...);
+# untagged results (unit tests, CLI behaviour) count as behaviour.
+kinds=""
+for kind in "ground truth" "known answer" "consistency" "environment"; do
+	kinds="$kinds$(grep -c -F "[$kind]" "$results") $kind, "
+done
+echo "# by kind: $kinds$(grep -c -v -E '\[(ground truth|known answer|consistency|environment)\]' "$results") behaviour"
 # A "# SKIP" directive marks a check that did not run: counted apart.
 skipped=$(grep -c -E '^ok - .*# ?SKIP' "$results")
 passed=$(grep -E '^ok - ' "$results" | grep -c -v -E '# ?SKIP')

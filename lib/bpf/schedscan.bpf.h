@@ -12,9 +12,18 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "selection.h"
+#include "mutation.h"
 #include "core_fixes.bpf.h"
 
 const volatile struct schedscan_filter schedscan_filter = {};
+const volatile struct schedscan_mutation schedscan_mutation = {};
+
+/* MUTATION_DROP: true for about 1 call in 20. */
+static __always_inline bool mutation_drops(void)
+{
+	return schedscan_mutation.kind == MUTATION_DROP &&
+	       bpf_get_prandom_u32() % 20 == 0;
+}
 
 static __always_inline bool cpu_selected(__u32 cpu)
 {
@@ -81,7 +90,14 @@ static __always_inline bool task_selected(struct task_struct *task)
 
 static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
 {
-	__u64 *value = bpf_map_lookup_elem(map, &index);
+	__u64 *value;
+
+	if (schedscan_mutation.kind == MUTATION_COUNT_AS &&
+	    index == schedscan_mutation.from)
+		index = schedscan_mutation.to;
+	if (mutation_drops())
+		return;
+	value = bpf_map_lookup_elem(map, &index);
 
 	if (value)
 		*value += delta;
@@ -95,6 +111,8 @@ static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
 static __always_inline void hist_record(void *map, __u32 base, __u32 nr_slots,
 					__u32 slot, __u64 value)
 {
+	if (schedscan_mutation.kind == MUTATION_SHIFT_HIST)
+		slot++;
 	if (slot >= nr_slots)
 		slot = nr_slots - 1;
 	counter_add(map, base + slot, 1);

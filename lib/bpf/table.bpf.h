@@ -26,9 +26,12 @@ struct {
 static __always_inline void *table_row(void *map, const void *key,
 				       const void *init, __u32 drop_slot)
 {
-	void *row = bpf_map_lookup_elem(map, key);
+	void *row;
 	long err;
 
+	if (mutation_drops())
+		return NULL;
+	row = bpf_map_lookup_elem(map, key);
 	if (row)
 		return row;
 	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
@@ -61,6 +64,8 @@ static __always_inline __u64 duration_set(struct schedscan_duration *d, bool on,
 		d->episodes++;
 	} else if (now > d->since) {
 		ended = now - d->since;
+		if (schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS)
+			ended += ended / 8;
 		d->total_ns += ended;
 	}
 	d->on = on;

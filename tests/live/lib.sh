@@ -3,6 +3,9 @@
 set -uo pipefail
 
 BUILD=${SCHEDSCAN_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
+# The tools under test: the release build, or the test build
+# (build/san) that the mutation selftest runs with SCHEDSCAN_MUTATION.
+BIN=${SCHEDSCAN_BIN:-$BUILD}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WORK=$(mktemp -d /tmp/schedscan-live.XXXXXX)
 TOOLS="sisscan idlebal numascan"
@@ -23,16 +26,34 @@ at_exit() {
 	cleanup_cmds+=("$1")
 }
 
+# The kind of the checks that follow, printed as a tag ("[ground truth]",
+# "[known answer]", "[consistency]", "[environment]"; "behaviour" is
+# untagged) and counted apart by tests/run-suites.sh:
+#   ground truth  against a count the tool did not compute (perf, bpftrace,
+#                 /proc, the workload's own count)
+#   known answer  a scenario whose result follows from the kernel source
+#   consistency   the tool against itself
+#   environment   the machine, not the tool
+kind=behaviour
+kind() { kind=$1; }
+tag() { [ "$kind" = behaviour ] && echo "$1" || echo "$1 [$kind]"; }
+
 # pass DESC / fail DESC [DETAIL]
 pass() {
 	test_number=$((test_number + 1))
-	echo "ok $test_number - $1"
+	echo "ok $test_number - $(tag "$1")"
+}
+
+# skip DESC WHY: a check that cannot run here, said and counted.
+skip() {
+	test_number=$((test_number + 1))
+	echo "ok $test_number - $(tag "$1") # SKIP $2"
 }
 
 fail() {
 	test_number=$((test_number + 1))
 	failures=$((failures + 1))
-	echo "not ok $test_number - $1"
+	echo "not ok $test_number - $(tag "$1")"
 	[ $# -gt 1 ] && echo "#   $2"
 	return 0
 }
@@ -110,6 +131,31 @@ memtouch_start() {
 memtouch_wait() {
 	wait $mt
 	want=$(awk '/memtouch total faults/ { print $4 }' "$WORK/mt.out")
+}
+
+# start_tool OUT ERR TOOL ARGS...: TOOL (from $BIN) in the background,
+# its pid in tool; returns once it says it is tracing (--ready-fd 3), so
+# the workload that follows is wholly inside its window. Fails if the
+# tool exits first or takes over 60 s.
+start_tool() {
+	local out=$1 err=$2 name=$3 i
+	shift 3
+	: >"$WORK/ready"
+	"$BIN/$name" "$@" --ready-fd 3 3>"$WORK/ready" >"$out" 2>"$err" &
+	tool=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$WORK/ready" ] && return 0
+		kill -0 $tool 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_tool: SIGINT to the tool start_tool started; its exit status in status.
+stop_tool() {
+	kill -INT $tool 2>/dev/null
+	wait $tool
+	status=$?
 }
 
 bpf_prog_count() {

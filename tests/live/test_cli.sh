@@ -59,13 +59,13 @@ for tool in $TOOLS; do
 	expect_error 1 "^$tool: needs root or the CAP_BPF and CAP_PERFMON capabilities\$" \
 		"$tool as an unprivileged user: exit 1 with a clear message" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$BUILD/$tool" -d 1
+		"$BIN/$tool" -d 1
 done
 # A forced tier the kernel lacks is an error naming the tier and the hook,
 # never a silent fallback (on this host fentry loads fail and there is no
 # kprobe PMU; where a tier works, the run must report that tier instead).
 for mode in fentry kprobe; do
-	"$BUILD/sisscan" --mode $mode --json -d 0.3 >"$WORK/out" 2>"$WORK/err"
+	"$BIN/sisscan" --mode $mode --json -d 0.3 >"$WORK/out" 2>"$WORK/err"
 	status=$?
 	if [ $status -eq 1 ] && grep -q "^sisscan: --mode $mode is not available for select_task_rq_fair(): " "$WORK/err" &&
 		[ ! -s "$WORK/out" ]; then
@@ -80,5 +80,5 @@ done
 # A kernel without BTF: hide /sys/kernel/btf in a private mount namespace.
 expect_error 1 "^sisscan: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing)" \
 	"sisscan without kernel BTF: exit 1 with a clear message" \
-	unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$BUILD/sisscan' -d 1"
+	unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$BIN/sisscan' -d 1"
 finish

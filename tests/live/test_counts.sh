@@ -19,7 +19,7 @@ wakeups_against_perf() {   # wakeups_against_perf FLAVOUR
 	parent=$(awk '/pingpong pid/ { print $3 }' "$WORK/pp.out")
 	perf stat -x, -e sched:sched_waking --filter "pid == $parent" -a -o "$WORK/perf.csv" -- sleep 5 &
 	perf_pid=$!
-	SCHEDSCAN_SKIP_FLAVOURS=$skip "$BUILD/sisscan" -p "$parent" --json -i 1 -d 5 \
+	SCHEDSCAN_SKIP_FLAVOURS=$skip "$BIN/sisscan" -p "$parent" --json -i 1 -d 5 \
 		>"$WORK/sisscan.jsonl" 2>"$WORK/sisscan.err"
 	status=$?
 	wait $perf_pid 2>/dev/null
@@ -29,12 +29,15 @@ wakeups_against_perf() {   # wakeups_against_perf FLAVOUR
 	check "sisscan ($flavour) exits 0" [ $status -eq 0 ]
 	check "sisscan reports tier $flavour" [ "$(tier_of "$WORK/sisscan.jsonl" wakeups)" = "$flavour" ]
 	# Not every round trip wakes the parent (the byte may arrive before it sleeps).
+	kind "ground truth"
 	if [ -n "$want" ] && [ "$want" -gt 5000 ] 2>/dev/null && within "$got" "$want" 1; then
 		pass "sisscan -p ($flavour): wakeups $got = perf sched_waking $want (within 1%)"
 	else
 		fail "sisscan -p ($flavour): wakeups vs perf" "sisscan $got, perf '$want' (expected > 5000)"
 	fi
+	kind consistency
 	json_valid "sisscan --json -i 1 -d 5 ($flavour): 5 intervals + summary, valid against docs/json.md, intervals add up" "$WORK/sisscan.jsonl" --expect-intervals 5
+	kind behaviour
 }
 wakeups_against_perf tp_btf
 wakeups_against_perf raw_tp
@@ -52,11 +55,12 @@ if [ -n "$cg2" ] && mkdir "$cg" 2>/dev/null; then
 	perf stat -x, -e sched:sched_waking --filter "pid == $parent || pid == $child" -a \
 		-o "$WORK/perf2.csv" -- sleep 4 &
 	perf_pid=$!
-	"$BUILD/sisscan" -c "$cg" --json -d 4 >"$WORK/cg.jsonl" 2>"$WORK/cg.err"
+	"$BIN/sisscan" -c "$cg" --json -d 4 >"$WORK/cg.jsonl" 2>"$WORK/cg.err"
 	wait $perf_pid
 	wait $pp
 	want=$(awk -F, '/sched:sched_waking/ { print $1 }' "$WORK/perf2.csv")
 	got=$(metric "$WORK/cg.jsonl" wakeups)
+	kind "ground truth"
 	if [ -n "$want" ] && [ "$want" -gt 10000 ] 2>/dev/null && within "$got" "$want" 1; then
 		pass "sisscan -c CGROUP: wakeups $got = perf $want for the cgroup's tasks (within 1%)"
 	else
@@ -78,7 +82,7 @@ perf stat -x, -e sched:sched_migrate_task --filter "pid == $spin" -a \
 perf_pid=$!
 at_exit "kill $perf_pid"
 sleep 1.5
-"$BUILD/idlebal" -p "$spin" --json >"$WORK/idlebal.jsonl" 2>"$WORK/idlebal.err" &
+"$BIN/idlebal" -p "$spin" --json >"$WORK/idlebal.jsonl" 2>"$WORK/idlebal.err" &
 tracer=$!
 sleep 1
 for i in $(seq 1 $flips); do
@@ -101,27 +105,33 @@ check "idlebal's summary says it ended by a signal" \
 	[ "$(jq -r 'select(.type == "summary") | .end_reason' "$WORK/idlebal.jsonl")" = signal ]
 # Each flip migrates the spinner at most once; a flip can find it already
 # moving, so perf is the reference, not the number of flips.
+kind "ground truth"
 if [ -n "$want" ] && [ "$want" -ge $((flips / 2)) ] 2>/dev/null && [ "$want" -le $flips ] &&
 	within "$got" "$want" 0 1; then
 	pass "idlebal -p: migrations $got = perf sched_migrate_task $want (+-1) for $flips affinity flips"
 else
 	fail "idlebal -p: migrations vs perf" "idlebal $got, perf '$want', flips $flips"
 fi
+kind consistency
 json_valid "idlebal JSON valid against docs/json.md" "$WORK/idlebal.jsonl"
+kind behaviour
 
 # numascan: page faults of a process = the kernel's rusage count for it
 # (minflt + majflt, all threads, from before its first touch to exit).
 memtouch_start
-"$BUILD/numascan" -p "$pid" --json -i 0.5 -d 3 >"$WORK/numascan.jsonl" 2>"$WORK/numascan.err"
+"$BIN/numascan" -p "$pid" --json -i 0.5 -d 3 >"$WORK/numascan.jsonl" 2>"$WORK/numascan.err"
 status=$?
 memtouch_wait
 got=$(metric "$WORK/numascan.jsonl" user_page_faults)
 check "numascan exits 0" [ $status -eq 0 ]
+kind "ground truth"
 if [ -n "$want" ] && [ "$want" -ge 8192 ] 2>/dev/null && within "$got" "$want" 1 20; then
 	pass "numascan -p: user_page_faults $got = rusage faults $want (within 1% + 20)"
 else
 	fail "numascan -p: user_page_faults vs rusage" "numascan $got, rusage '$want'"
 fi
+kind consistency
 json_valid "numascan JSON valid against docs/json.md, intervals add up" "$WORK/numascan.jsonl" --expect-intervals 6
+kind behaviour
 check "numascan reports the tier of each metric" [ "$(tier_of "$WORK/numascan.jsonl" user_page_faults)" = tp_btf ]
 finish

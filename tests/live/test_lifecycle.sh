@@ -17,7 +17,7 @@ for tool in $TOOLS; do
 	links_before=$(links)
 
 	# count: 3 intervals of 0.2 s, text, with --stats and -T.
-	"$BUILD/$tool" -T --stats 0.2 3 >"$WORK/text" 2>"$WORK/err"
+	"$BIN/$tool" -T --stats 0.2 3 >"$WORK/text" 2>"$WORK/err"
 	status=$?
 	check "$tool 0.2 3: exit 0" [ $status -eq 0 ]
 	width=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/text")
@@ -29,7 +29,7 @@ for tool in $TOOLS; do
 	check "$tool --stats: per-program cost table" grep -q '^BPF PROGRAM .*NS/EVENT' "$WORK/text"
 
 	# SIGTERM mid-run: valid JSON, summary last, end_reason signal.
-	"$BUILD/$tool" --json -i 0.3 >"$WORK/term.jsonl" 2>"$WORK/err" &
+	"$BIN/$tool" --json -i 0.3 >"$WORK/term.jsonl" 2>"$WORK/err" &
 	pid=$!
 	sleep 1
 	kill -TERM $pid
@@ -39,6 +39,28 @@ for tool in $TOOLS; do
 	json_valid "$tool SIGTERM: JSON valid, summary last, intervals add up" "$WORK/term.jsonl"
 	check "$tool SIGTERM: end_reason signal" \
 		[ "$(jq -r 'select(.type == "summary") | .end_reason' "$WORK/term.jsonl")" = signal ]
+
+	# --ready-fd (the man page's example): "ready" once tracing; then
+	# each SIGUSR1 cuts the 60 s interval at once.
+	# (emptied here: the child truncates it only once it runs)
+	: >"$WORK/ready.txt"
+	"$BIN/$tool" --json -i 60 --ready-fd 3 3>"$WORK/ready.txt" >"$WORK/cut.jsonl" 2>"$WORK/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do [ -s "$WORK/ready.txt" ] && break; sleep 0.1; done
+	check "$tool --ready-fd 3: writes ready once tracing" [ "$(cat "$WORK/ready.txt")" = ready ]
+	kill -USR1 $pid
+	for ((i = 0; i < 100; i++)); do [ "$(grep -c interval "$WORK/cut.jsonl")" -ge 1 ] && break; sleep 0.05; done
+	kill -USR1 $pid
+	for ((i = 0; i < 100; i++)); do [ "$(grep -c interval "$WORK/cut.jsonl")" -ge 2 ] && break; sleep 0.05; done
+	kill -INT $pid
+	wait $pid
+	status=$?
+	cuts=$(jq -r 'select(.type == "interval") | .type' "$WORK/cut.jsonl" | wc -l)
+	check "$tool SIGUSR1: two cut intervals, then the one SIGINT ends (exit $status, $cuts intervals)" \
+		[ $status -eq 0 -a "$cuts" -eq 3 ]
+	json_valid "$tool SIGUSR1 cuts: JSON valid, intervals add up" "$WORK/cut.jsonl"
+	expect_error 2 "no such open file descriptor" "$tool --ready-fd 99: exit 2, says the fd is not open" \
+		"$BIN/$tool" --ready-fd 99 -d 1
 
 	# The sanitizer build with real programs attached.
 	"$BUILD/san/$tool" --json -d 0.5 --stats >"$WORK/san.jsonl" 2>"$WORK/san.err"
@@ -60,7 +82,7 @@ done
 # --stats against the counts: with no filter, the sched_waking program runs
 # once per wakeup, so its kernel run_cnt must match the wakeups it counted
 # (run_cnt is read last, so it may include a few later events).
-"$BUILD/sisscan" --stats --json -d 1 >"$WORK/stats.jsonl" 2>"$WORK/err"
+"$BIN/sisscan" --stats --json -d 1 >"$WORK/stats.jsonl" 2>"$WORK/err"
 wakeups=$(metric "$WORK/stats.jsonl" wakeups)
 run_cnt=$(jq -r 'select(.type == "summary") | .prog_stats[] | select(.name | startswith("sched_waking__")) | .run_cnt' "$WORK/stats.jsonl")
 misses=$(jq -r 'select(.type == "summary") | [.prog_stats[].recursion_misses] | add' "$WORK/stats.jsonl")
@@ -76,7 +98,7 @@ fi
 # how loaded the test machine is (scripts/bench.sh measures it properly).
 for tool in $TOOLS; do
 	start=$(date +%s%N)
-	"$BUILD/$tool" >"$WORK/start.txt" 2>&1 &
+	"$BIN/$tool" >"$WORK/start.txt" 2>&1 &
 	pid=$!
 	while ! grep -q '^Tracing' "$WORK/start.txt" && kill -0 $pid 2>/dev/null; do
 		sleep 0.005

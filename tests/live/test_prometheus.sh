@@ -119,7 +119,7 @@ fi
 
 # 2. The tool, serving /metrics and rewriting the textfile every second.
 prom_file=$WORK/textfile/sisscan.prom
-"$BUILD/sisscan" --comm "$COMM" --json -i 1 --listen "$HOST:$tool_port" \
+"$BIN/sisscan" --comm "$COMM" --json -i 1 --listen "$HOST:$tool_port" \
 	--prometheus-file "$prom_file" >"$WORK/run.jsonl" 2>"$WORK/run.err" &
 tool=$!
 at_exit "kill -9 $tool"

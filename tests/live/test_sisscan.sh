@@ -11,7 +11,7 @@ summary() { jq -c 'select(.type == "summary")' "$1"; }
 # 1. Every interval record carries the headline keys, with tier and flag.
 "$B/pingpong" -n 20000 -w 800 >/dev/null &
 pp=$!
-"$BUILD/sisscan" --comm pingpong --json -i 1 -d 3 >"$WORK/keys.jsonl" 2>"$WORK/keys.err"
+"$BIN/sisscan" --comm pingpong --json -i 1 -d 3 >"$WORK/keys.jsonl" 2>"$WORK/keys.err"
 status=$?
 wait $pp
 check "sisscan --json -i 1 -d 3 exits 0" [ $status -eq 0 ]
@@ -29,6 +29,7 @@ flags=$(summary "$WORK/keys.jsonl" | jq -r '[.metrics.wakeups.estimated, .metric
 	.metrics.missed_idle.estimated, .metrics.scan_depth.estimated] | map(tostring) | join(" ")')
 check "tracepoint tier: wakeups measured, sis_search/missed_idle/scan_depth estimated ($flags)" \
 	[ "$flags" = "false true true true" ]
+kind consistency
 json_valid "sisscan records valid against docs/json.md, counters add up" "$WORK/keys.jsonl" --expect-intervals 3
 # Classes partition the placements; ratios follow from their counters.
 consistent=$(summary "$WORK/keys.jsonl" | jq -r '.metrics as $m |
@@ -36,22 +37,23 @@ consistent=$(summary "$WORK/keys.jsonl" | jq -r '.metrics as $m |
 	(($m.success_rate_pct.value - 100 * ($m.sis_search.value - $m.sis_failed.value) / $m.sis_search.value) | fabs) < 0.01')
 check "placed_prev + placed_waker + placed_recent + placed_other = placements; success_rate_pct = 100 (sis_search - sis_failed) / sis_search" \
 	[ "$consistent" = true ]
+kind behaviour
 
 # 2. One timer sleeper: each wakeup comes from its own timer on its own,
 # otherwise idle CPU, so stock SIS has nothing to miss (the guests check
 # exactly 0 on Debian's kernels). This host's kernel is not stock: it is
 # a PVM guest booted with sched_vcpu_pack=15, which packs tasks onto few
 # vCPUs, and it leaves a few wakees on a busy CPU; allow 1%.
-"$BUILD/sisscan" --comm wakeloop --json -d 300 >"$WORK/nomiss.jsonl" 2>/dev/null &
-tool=$!
-sleep 1
-"$B/wakeloop" -t 1 -n 3000 -s 500 >/dev/null
-kill -INT $tool
-wait $tool
+# The placements are the wakeups the workload made (within 5%).
+kind "known answer"
+start_tool "$WORK/nomiss.jsonl" /dev/null sisscan --comm wakeloop --json -d 300 &&
+	"$B/wakeloop" -t 1 -n 3000 -s 500 >"$WORK/nomiss.wl"
+stop_tool
 placements=$(metric "$WORK/nomiss.jsonl" placements)
 missed=$(metric "$WORK/nomiss.jsonl" missed_idle)
-if [ "$placements" -gt 2500 ] 2>/dev/null && [ $((missed * 100)) -le "$placements" ]; then
-	pass "timer wakeups on the sleeper's own idle CPU: missed_idle $missed of $placements placements (<= 1% on this packing kernel)"
+woke=$(sed -n 's/.* wakeups \([0-9]*\).*/\1/p' "$WORK/nomiss.wl")
+if [ -n "$woke" ] && within "$placements" "$woke" 5 && [ $((missed * 100)) -le "$placements" ]; then
+	pass "timer wakeups on the sleeper's own idle CPU: missed_idle $missed of $placements placements (<= 1% on this packing kernel; the workload woke $woke times)"
 else
 	fail "timer sleeper: missed_idle near zero" "missed_idle '$missed' of '$placements' placements"
 fi
@@ -66,13 +68,10 @@ s0=$!
 "$B/spinner" -c 1 -s 12 -i >/dev/null &
 s1=$!
 at_exit "kill $s0 $s1"
-sleep 1.5
-"$BUILD/sisscan" --comm wakeloop --json -d 300 >"$WORK/miss.jsonl" 2>"$WORK/miss.err" &
-tool=$!
-sleep 1	# attached well before the first wakeup (about 0.2 s here)
-"$B/wakeloop" -c 0 -n 2000 >"$WORK/wakeloop.out"
-kill -INT $tool
-wait $tool
+sleep 1.5	# SIS_UTIL's nr_idle_scan follows the LLC's load with a lag
+start_tool "$WORK/miss.jsonl" "$WORK/miss.err" sisscan --comm wakeloop --json -d 300 &&
+	"$B/wakeloop" -c 0 -n 2000 >"$WORK/wakeloop.out"
+stop_tool
 kill $s0 $s1 2>/dev/null
 wait $s0 $s1 2>/dev/null
 stayed=$(awk '$1 == "landed" && $2 == 0 { print $3 }' "$WORK/wakeloop.out")
@@ -80,23 +79,24 @@ missed=$(metric "$WORK/miss.jsonl" missed_idle)
 failed=$(metric "$WORK/miss.jsonl" sis_failed)
 placements=$(metric "$WORK/miss.jsonl" placements)
 echo "# built to miss ($ncpu CPUs): sleeper stayed on busy CPU 0 ${stayed:-0} of 2000; placements $placements, missed_idle $missed, sis_failed $failed"
-if [ "${stayed:-0}" -ge 1000 ] && [ "$missed" -gt 0 ] 2>/dev/null && [ "$missed" -le "$placements" ] &&
-   [ "$failed" -gt 0 ] 2>/dev/null; then
-	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed > 0, sis_failed $failed"
+# Every wakeup that stays on busy CPU 0 while CPU 1 is sched-idle is a
+# missed idle CPU: missed_idle = the stays the workload saw (within 2% + 3:
+# the spinner on CPU 1 is briefly not alone when a kworker runs there).
+if [ "${stayed:-0}" -ge 1000 ] && [ -n "$missed" ] && within "$missed" "$stayed" 2 3 &&
+   [ "$missed" -le "$placements" ] && [ "$failed" -gt 0 ] 2>/dev/null; then
+	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed = those stays, sis_failed $failed"
 else
-	fail "built to miss: missed_idle > 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
+	fail "built to miss: missed_idle = the stays on busy CPU 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
 fi
 
 # 3b. Breakdowns. --per-cpu: the placements counted on each CPU against
 # the CPU the sleeper itself finds it runs on after each wakeup
 # (sched_getcpu() in wakeloop). -P: one row per pingpong process, adding
 # up to the whole. Per LLC (default): rows add up to the totals.
-"$BUILD/sisscan" --comm wakeloop --per-cpu --json -d 300 >"$WORK/percpu.jsonl" 2>/dev/null &
-tool=$!
-sleep 1
-"$B/wakeloop" -c 0 -n 1000 >"$WORK/landed.out"
-kill -INT $tool
-wait $tool
+kind "ground truth"
+start_tool "$WORK/percpu.jsonl" /dev/null sisscan --comm wakeloop --per-cpu --json -d 300 &&
+	"$B/wakeloop" -c 0 -n 1000 >"$WORK/landed.out"
+stop_tool
 mismatch=$(summary "$WORK/percpu.jsonl" | jq -r '.breakdown.rows[] | "\(.cpu) \(.placements)"' |
 	awk 'NR == FNR { if ($1 == "landed") landed[$2] = $3; next }
 	     { seen[$1] = 1; d = $2 - landed[$1]; if (d < 0) d = -d
@@ -109,13 +109,10 @@ if [ -z "$mismatch" ] && [ "$(summary "$WORK/percpu.jsonl" | jq -r .breakdown.by
 else
 	fail "--per-cpu placements = the CPUs the sleeper woke on" "rows $rows, mismatches:$mismatch"
 fi
-"$B/pingpong" -n 5000 -w 800 >"$WORK/pp.out" &
-pp=$!
-"$BUILD/sisscan" --comm pingpong -P --json -d 300 >"$WORK/perproc.jsonl" 2>/dev/null &
-tool=$!
-wait $pp
-kill -INT $tool
-wait $tool
+kind consistency
+start_tool "$WORK/perproc.jsonl" /dev/null sisscan --comm pingpong -P --json -d 300 &&
+	"$B/pingpong" -n 5000 -w 800 >"$WORK/pp.out"
+stop_tool
 read -r parent child <<<"$(awk '/pingpong pid/ { print $3, $5 }' "$WORK/pp.out")"
 verdict=$(summary "$WORK/perproc.jsonl" | jq -r --argjson p "$parent" --argjson c "$child" '
 	([.processes.rows[] | select(.tgid == $p or .tgid == $c)] | length) as $n |
@@ -138,13 +135,11 @@ fi
 # balancing moved the sleeper to CPU 1 before it slept: the sleeper
 # reports where it was just before its read() (within 3%: it can still be
 # pulled between that and sleeping).
+kind "ground truth"
 for cpus in 0 1; do
-	"$BUILD/sisscan" --comm wakeloop -C $cpus --json -d 300 >"$WORK/cpu$cpus.jsonl" 2>/dev/null &
-	tool=$!
-	sleep 1
-	"$B/wakeloop" -c 0 -n 1000 >"$WORK/slept$cpus.out"
-	kill -INT $tool
-	wait $tool
+	start_tool "$WORK/cpu$cpus.jsonl" /dev/null sisscan --comm wakeloop -C $cpus --json -d 300 &&
+		"$B/wakeloop" -c 0 -n 1000 >"$WORK/slept$cpus.out"
+	stop_tool
 done
 on0=$(metric "$WORK/cpu0.jsonl" sis_search)
 on1=$(metric "$WORK/cpu1.jsonl" sis_search)
@@ -158,18 +153,16 @@ fi
 # 4. Filter audit. ideal is the truth at the wakeup: no false positive or
 # negative by construction, so any is a bug in the accounting. The event
 # stream, recomputed in Python, must give the kernel's FP/FN exactly.
-"$BUILD/sisscan" --comm pingpong --filter ideal,unoccupied,overloaded,delayed \
-	--events "$WORK/events.jsonl" --json -i 1 -d 300 --stats >"$WORK/audit.jsonl" 2>"$WORK/audit.err" &
-tool=$!
-sleep 1
-"$B/pingpong" -s -n 10000 >/dev/null
-kill -INT $tool
-wait $tool
-status=$?
+kind behaviour
+start_tool "$WORK/audit.jsonl" "$WORK/audit.err" sisscan --comm pingpong \
+	--filter ideal,unoccupied,overloaded,delayed --events "$WORK/events.jsonl" --json -i 1 -d 300 --stats &&
+	"$B/pingpong" -s -n 10000 >/dev/null
+stop_tool
 check "sisscan --filter ideal,unoccupied,overloaded,delayed --events exits 0" [ $status -eq 0 ]
 ideal=$(summary "$WORK/audit.jsonl" | jq -r '[.metrics.audits.value, .metrics.filter_ideal_fp.value, .metrics.filter_ideal_fn.value] | map(tostring) | join(" ")')
 read -r audits ideal_fp ideal_fn <<<"$ideal"
-if [ "${audits:-0}" -gt 5000 ] && [ "$ideal_fp" = 0 ] && [ "$ideal_fn" = 0 ]; then
+kind consistency
+if [ "${audits:-0}" -gt 0 ] && [ "$ideal_fp" = 0 ] && [ "$ideal_fn" = 0 ]; then
 	pass "filter ideal: 0 false positives, 0 false negatives over $audits audited wakeups"
 else
 	fail "filter ideal reports no FP/FN" "audits '$audits' fp '$ideal_fp' fn '$ideal_fn'"
@@ -192,15 +185,13 @@ echo "# audit cost, ns/event: $cost"
 # 13.47% at 0.1 ms, 12.08% at 0.4 ms, 99.79% at 1.6 ms; others 5 / 28 /
 # 39 and 2 / 2 / 99). So: above 0 at 0.1 ms, not lower (within 5 points,
 # one run's noise) at 0.4 ms, and higher at 1.6 ms than at both.
+kind "known answer"
 fn_pcts=()
 for delay in 0 0.1 0.4 1.6; do
-	"$BUILD/sisscan" --comm wakeloop --filter delayed --filter-delay $delay --json -d 300 \
-		>"$WORK/delay.jsonl" 2>/dev/null &
-	tool=$!
-	sleep 1
-	"$B/wakeloop" -t 2 -n 1500 -s 1000 >/dev/null
-	kill -INT $tool
-	wait $tool
+	start_tool "$WORK/delay.jsonl" /dev/null sisscan --comm wakeloop --filter delayed \
+		--filter-delay $delay --json -d 300 &&
+		"$B/wakeloop" -t 2 -n 1500 -s 1000 >/dev/null
+	stop_tool
 	fn_pcts+=("$(summary "$WORK/delay.jsonl" | jq -r '.metrics.filter_delayed_fn_pct.value')")
 done
 echo "# delayed filter, fn_pct at 0, 0.1, 0.4, 1.6 ms: ${fn_pcts[*]}"
@@ -212,9 +203,10 @@ else
 fi
 
 # 6. The real mask needs a patched kernel; this one is stock.
+kind behaviour
 expect_error 1 "no SIS filter mask" "--filter real on a stock kernel: exit 1, says the patches are not applied" \
-	"$BUILD/sisscan" --filter real -d 1
-expect_error 2 "unknown filter" "--filter bogus: exit 2 naming the filters" "$BUILD/sisscan" --filter bogus
-expect_error 2 "give --filter too" "--events without --filter: exit 2" "$BUILD/sisscan" --events "$WORK/x"
+	"$BIN/sisscan" --filter real -d 1
+expect_error 2 "unknown filter" "--filter bogus: exit 2 naming the filters" "$BIN/sisscan" --filter bogus
+expect_error 2 "give --filter too" "--events without --filter: exit 2" "$BIN/sisscan" --events "$WORK/x"
 
 finish

@@ -35,15 +35,22 @@ at_exit "kill $spin"
 {
 	echo 'tracepoint:sched:sched_switch {'
 	echo '	if (args->next_pid == 0) { @since[cpu] = nsecs; }'
-	echo '	else if (args->prev_pid == 0 && @since[cpu] > 0) { @idle[cpu] = @idle[cpu] + (nsecs - @since[cpu]); @since[cpu] = 0; }'
+	echo '	else if (args->prev_pid == 0 && @since[cpu] > 0) {'
+	echo '		$len = nsecs - @since[cpu];'
+	echo '		@idle[cpu] = @idle[cpu] + $len;'
+	echo '		if (@marks == 1) { @episodes = hist($len); }'
+	echo '		@since[cpu] = 0;'
+	echo '	}'
 	echo '}'
 	echo 'tracepoint:syscalls:sys_enter_getppid /comm == "idlemark"/ {'
+	echo '	@marks = @marks + 1;'
 	echo '	printf("MARK %lld", nsecs);'
 	for c in $(seq 0 "$last"); do
 		echo "	printf(\" %lld\", @idle[$c] + (@since[$c] > 0 ? nsecs - @since[$c] : 0));"
 	done
 	echo '	printf("\n");'
 	echo '}'
+	echo 'END { clear(@idle); clear(@since); clear(@marks); }'
 } >"$WORK/idle.bt"
 bpftrace "$WORK/idle.bt" >"$WORK/bt.out" 2>&1 &
 bt=$!
@@ -58,7 +65,7 @@ declare -a before after
 for c in $(seq 0 "$last"); do before[$c]=$(cpu_idle_ticks "$c"); done
 t0=$(date +%s.%N)
 mark
-"$BUILD/idlebal" --json -i 1 -d 3 >"$WORK/idle.jsonl" 2>"$WORK/idle.err"
+"$BIN/idlebal" --json -i 1 -d 3 >"$WORK/idle.jsonl" 2>"$WORK/idle.err"
 status=$?
 mark
 t1=$(date +%s.%N)
@@ -68,6 +75,7 @@ kill -INT $bt 2>/dev/null
 wait $bt 2>/dev/null
 kill $spin 2>/dev/null
 check "idlebal --json -i 1 -d 3 exits 0" [ $status -eq 0 ]
+kind consistency
 json_valid "idlebal records valid, the cpus table's interval rows add up to the summary" \
 	"$WORK/idle.jsonl" --expect-intervals 3
 window=$(jq -r 'select(.type == "summary") | .duration_s' "$WORK/idle.jsonl")
@@ -79,6 +87,7 @@ if [ ${#mark1[@]} -eq $((ncpus + 2)) ] && [ ${#mark2[@]} -eq $((ncpus + 2)) ]; t
 else
 	fail "bpftrace reference: idle sums at both marks" "$(head -c 300 "$WORK/bt.out")"
 fi
+kind "ground truth"
 bt_gap=$(awk -v a="${mark1[1]:-0}" -v b="${mark2[1]:-0}" -v w="$window" 'BEGIN { printf "%.0f", b - a - w * 1e9 }')
 for c in $(seq 0 "$last"); do
 	got=$(jq -r --argjson c "$c" 'select(.type == "summary") | .cpus.rows[] | select(.cpu == $c) | .idle_ns' \
@@ -106,6 +115,7 @@ for c in $(seq 0 "$last"); do
 	fi
 done
 # The spinner's CPU: its idle share is the known answer, near 0.
+kind "known answer"
 share=$(jq -r --argjson c "$last" --argjson w "$window" \
 	'select(.type == "summary") | .cpus.rows[] | select(.cpu == $c) | 100 * .idle_ns / ($w * 1e9)' \
 	"$WORK/idle.jsonl")
@@ -114,6 +124,38 @@ if awk -v s="$share" 'BEGIN { exit !(s != "" && s < 5) }'; then
 else
 	fail "idlebal: the spinner's CPU shows idle time" "idle share '$share'%"
 fi
+# idle_episode_ns against bpftrace's hist() of the same episode lengths
+# ended between the marks: the same log2 bucket bounds ([2^k, 2^(k+1))),
+# so the two distributions must agree bucket by bucket. The tool's window
+# lies inside the marks: its count is at most bpftrace's, and the shares
+# may differ by the episodes of the two edges (total variation distance
+# at most 10%; an episode recorded one bucket off moves most of it).
+kind "ground truth"
+jq -r 'select(.type == "summary") | .metrics.idle_episode_ns.hist.buckets[] | "tool \(.low) \(.count)"' \
+	"$WORK/idle.jsonl" >"$WORK/hist.cmp"
+awk '/^@episodes:/ { on = 1; next }
+     on && /^\[/ {
+	lo = $1; sub(/^\[/, "", lo); sub(/,$/, "", lo)
+	m = 1
+	if (lo ~ /K$/) m = 1024; else if (lo ~ /M$/) m = 1048576; else if (lo ~ /G$/) m = 1073741824
+	sub(/[KMG]$/, "", lo)
+	print "bpftrace", lo * m, $3
+     }
+     on && /^$/ { on = 0 }' "$WORK/bt.out" >>"$WORK/hist.cmp"
+verdict=$(awk '{ n[$1] += $3; c[$1 " " $2] = $3; b[$2] = 1 }
+	END {
+		if (!n["tool"] || !n["bpftrace"]) { print "fail no histogram (tool " n["tool"] ", bpftrace " n["bpftrace"] ")"; exit }
+		for (k in b) { d = c["tool " k] / n["tool"] - c["bpftrace " k] / n["bpftrace"]; tv += d < 0 ? -d : d }
+		tv = 50 * tv
+		printf "%s %d %d %.1f\n", (tv <= 10 && n["tool"] <= n["bpftrace"]) ? "pass" : "fail", n["tool"], n["bpftrace"], tv
+	}' "$WORK/hist.cmp")
+read -r v hist_tool hist_bt tv <<<"$verdict"
+if [ "$v" = pass ]; then
+	pass "idlebal idle_episode_ns: $hist_tool episodes distributed as bpftrace's hist() of $hist_bt (total variation ${tv}%, at most 10%)"
+else
+	fail "idlebal idle_episode_ns vs bpftrace's hist()" "$verdict; $(tr '\n' ' ' <"$WORK/hist.cmp" | head -c 600)"
+fi
+kind consistency
 episodes=$(jq -r 'select(.type == "summary") | [.cpus.rows[].idle_episodes] | add' "$WORK/idle.jsonl")
 ended=$(jq -r 'select(.type == "summary") | .metrics.idle_episode_ns.hist.count' "$WORK/idle.jsonl")
 # Every ended episode began in the window or was open at its start, and at
@@ -126,8 +168,9 @@ else
 fi
 
 # 2. numascan's per-process rows: the workload's row = its own rusage.
+kind behaviour
 memtouch_start
-"$BUILD/numascan" --json -i 0.5 -d 3 >"$WORK/numa.jsonl" 2>"$WORK/numa.err"
+"$BIN/numascan" --json -i 0.5 -d 3 >"$WORK/numa.jsonl" 2>"$WORK/numa.err"
 status=$?
 memtouch_wait
 got=$(jq -r --argjson p "${pid:-0}" 'select(.type == "summary") | .processes.rows[] | select(.tgid == $p) | .user_page_faults' \
@@ -135,16 +178,19 @@ got=$(jq -r --argjson p "${pid:-0}" 'select(.type == "summary") | .processes.row
 comm=$(jq -r --argjson p "${pid:-0}" 'select(.type == "summary") | .processes.rows[] | select(.tgid == $p) | .comm' \
 	"$WORK/numa.jsonl")
 check "numascan (all processes) exits 0" [ $status -eq 0 ]
+kind "ground truth"
 if [ -n "$want" ] && [ "$want" -ge 8192 ] 2>/dev/null && [ -n "$got" ] && within "$got" "$want" 1 20 &&
 	[ "$comm" = memtouch ]; then
 	pass "numascan processes table: memtouch ($pid) row user_page_faults $got = rusage $want (within 1% + 20)"
 else
 	fail "numascan processes table row vs rusage" "row '$got' comm '$comm', rusage '$want'"
 fi
+kind consistency
 json_valid "numascan records valid, process rows add up over intervals" "$WORK/numa.jsonl" --expect-intervals 6
 consistent=$(jq -r 'select(.type == "summary") | ([.processes.rows[].user_page_faults] | add) <= .metrics.user_page_faults.value' \
 	"$WORK/numa.jsonl")
 check "consistency: the process rows never exceed the user_page_faults counter" [ "$consistent" = true ]
 dropped=$(jq -r 'select(.type == "summary") | .processes.rows_dropped' "$WORK/numa.jsonl")
+kind behaviour
 check "numascan reports rows_dropped ($dropped) for its bounded process table" [ "$dropped" = 0 ]
 finish

@@ -13,6 +13,8 @@
 #   SCHEDSCAN_MODES     comma list, default fentry,kprobe,tracepoint
 #   SCHEDSCAN_DURATION  seconds per tool run (--duration), default 3
 #   SCHEDSCAN_BIN       where the tools are, default /schedscan
+#   SCHEDSCAN_MUTATIONS comma list: run only the mutation selftest's checks,
+#                       once per mutation (test-build tools, lib/mutation.h)
 
 BIN=${SCHEDSCAN_BIN:-/schedscan}
 WL=$BIN/workloads
@@ -27,8 +29,24 @@ mkdir -p "$W"
 # ---------------------------------------------------------------- TAP helpers
 N=0
 FAILED=0
-ok()    { N=$((N + 1)); echo "ok $N - $*"; }
-notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
+SKIPPED=0
+# Each result is tagged with the kind of check it is (KIND, set before
+# it): "ground truth" (against a count the tool did not compute),
+# "known answer" (a scenario whose result follows from the kernel
+# source), "consistency" (the tool against itself), "environment" (the
+# guest, not the tool), "behaviour" (exit status, output, clean-up).
+# tests/run-suites.sh counts them apart. MUTATION prefixes every
+# description in a mutation run.
+KIND=behaviour
+MUTATION=""
+tagged() {  # tagged DESC -> DESC with " [KIND]" before any " # " directive
+    case "$1" in
+        *" # "*) echo "${MUTATION:+mutation $MUTATION: }${1%% # *} [$KIND] # ${1#* # }" ;;
+        *) echo "${MUTATION:+mutation $MUTATION: }$1 [$KIND]" ;;
+    esac
+}
+ok()    { N=$((N + 1)); echo "ok $N - $(tagged "$*")"; }
+notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $(tagged "$*")"; }
 # diag: stdin -> "# " lines (at most $1 lines, default 20)
 diag()  { head -n "${1:-20}" | sed 's/^/#   /'; }
 note()  { echo "# $*"; }
@@ -217,6 +235,7 @@ run_tool() {
         [ -n "$pos" ] || why="no metric with tier $(tiers_for_mode "$mode") and value > 0"
     fi
     kd=$(kstat_delta "$tool" "$W/kstat.before" "$W/kstat.after")
+    KIND=behaviour
     if [ -z "$why" ]; then
         ok "$desc (${secs}s; $(echo $pos | tr ' ' ','))"
         [ -n "$kd" ] && note "  kernel counters during the run: $kd"
@@ -244,6 +263,8 @@ run_tool() {
         stats=$(printf '%s\n' "$probes" | grep -o '"p50":[0-9]*,"p90":[0-9]*,"p99":[0-9]*,"max":[0-9]*')
         # The summary reads its counters one after another while wakeups
         # go on: the histogram may hold a few more samples than sis_search.
+        # The same program counts both: consistency, not ground truth.
+        KIND=consistency
         if [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -ge "${search:-0}" ] &&
            [ "$total" -le $((search + search / 1000 + 5)) ] &&
            [ $(( ${zero:-0} * 100 )) -le "$total" ]; then
@@ -253,6 +274,7 @@ run_tool() {
         fi
         # ping-pong on an otherwise idle guest: the wakee's previous CPU
         # (or the waker's) is idle, so SIS's fast path should decide.
+        KIND="known answer"
         fast=$(json_metrics "$summary" | awk '$1 == "sis_target_idle" || $1 == "sis_prev_idle" || $1 == "sis_recent_hit" { n += $3 } END { print n + 0 }')
         if [ "${search:-0}" -gt 0 ] && [ $((fast * 10)) -ge $((search * 9)) ]; then
             ok "$desc: idle guest, the fast path decides ($fast of $search searches: target, prev or recent idle)"
@@ -262,6 +284,7 @@ run_tool() {
     fi
 
     # nothing may stay attached/loaded once the tool has exited
+    KIND=behaviour
     if wait_bpf_state "$before"; then
         ok "$desc: nothing left attached ($before)"
     else
@@ -272,96 +295,192 @@ run_tool() {
     fi
 }
 
-# wait_attached FILE PID: until the tool (started with -i) has printed its
-# first interval record, i.e. is attached, or has exited (90 s at most).
-wait_attached() {
-    i=0
-    while ! grep -q '"type":"interval"' "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null && [ $i -lt 900 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
-}
-
-# sisscan_around OUT ERR "WORKLOAD" ARGS...: sisscan ARGS (JSON, 1 s
-# intervals) attached before WORKLOAD starts and stopped by SIGINT after it
-# ends; its exit status in rc.
+# sisscan_around OUT ERR "WORKLOAD" ARGS...: sisscan ARGS (JSON) attached
+# before WORKLOAD starts (it says so on --ready-fd) and stopped by SIGINT
+# once WORKLOAD has ended; its exit status in rc.
 sisscan_around() {
     around_out=$1 around_err=$2 around_cmd=$3
     shift 3
-    : >"$around_out"
-    "$BIN/sisscan" "$@" --json -i 1 -d 300 >"$around_out" 2>"$around_err" &
-    tpid=$!
-    wait_attached "$around_out" $tpid
-    eval "$around_cmd"
-    sleep 0.5
+    if tool_start "$around_out" "$around_err" sisscan "$@" -d 300; then
+        eval "$around_cmd"
+    fi
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
 }
 
-# ------------------------------------------- tool counts vs kernel counters
-# bracket_check TOOL MODE METRIC COUNTER: reads the kernel's own COUNTER
-# (kstat) twice while TOOL runs with 0.5 s intervals. The intervals that
-# lie wholly inside the two reads saw a subset of the kernel's events, and
-# the intervals that overlap them saw a superset, so
-#     inner_sum <= kernel delta <= outer_sum     (1% slack for read skew)
-# where METRIC and COUNTER count the same kernel events (docs/metrics.md).
-# The inner intervals must have seen events, except for bursty events
-# (BRACKET_BURSTY=1), which must then at least have happened in the window.
-bracket_check() {
-    tool=$1 mode=$2 metric=$3 counter=$4
-    shift 4   # the rest: NAME=PATH hist files for kstat
-    desc="$tool --mode $mode: $metric within the kernel's $counter"
-    out=$W/bracket.out
-    if [ ! -x "$WL/kstat" ]; then notok "$desc # kstat missing"; return; fi
-    start_load "$tool"
-    sleep 1
-    # Stopped by SIGINT after the second read, so its intervals always
-    # cover both reads however slowly the guest runs. The output file is
-    # emptied first: the previous check's interval records must not make
-    # wait_attached return before this tool has even started.
-    : >"$out"
-    "$BIN/$tool" --mode "$mode" --json -i 0.5 -d 120 >"$out" 2>"$W/bracket.err" &
+# ------------------------------------------- readiness and window cuts
+# tool_start OUT ERR TOOL ARGS...: TOOL ARGS --json in the background
+# (its pid in tpid), returning once it says it is tracing (--ready-fd)
+# or has exited (90 s at most). Workloads start after it, never after a sleep.
+tool_start() {
+    ts_out=$1 ts_err=$2 ts_tool=$3
+    shift 3
+    : >"$ts_out"
+    : >"$W/ready"
+    "$BIN/$ts_tool" "$@" --json --ready-fd 3 3>"$W/ready" >"$ts_out" 2>"$ts_err" &
     tpid=$!
-    wait_attached "$out" $tpid
-    sleep 0.3
-    "$WL/kstat" "$@" >"$W/kstat.a" 2>/dev/null
-    sleep 2.5
-    "$WL/kstat" "$@" >"$W/kstat.b" 2>/dev/null
-    sleep 0.3
+    i=0
+    while [ ! -s "$W/ready" ] && kill -0 $tpid 2>/dev/null && [ $i -lt 900 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    [ -s "$W/ready" ]
+}
+
+# Finite workloads for the brackets, run in the foreground between the
+# two kernel reads (they wait for their own children only: the tool is a
+# child of this shell too).
+load_sisscan() { "$WL/pingpong" -n 20000 >/dev/null 2>&1; }
+load_idlebal() {
+    # pinned spinners on both nodes, short unpinned ones forked on one
+    # CPU and spread by balancing, and wakeups
+    "$WL/spinner" -c 0 -s 4 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 4 -s 4 >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n 10000 >/dev/null 2>&1 & l3=$!
+    for r in 1 2 3 4; do
+        "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
+        "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
+        "$WL/spinner" -s 1 >/dev/null 2>&1
+        wait $s1 $s2
+    done
+    wait $l1 $l2 $l3
+}
+# Few context switches: schedstat's rq_cpu_time starts and ends each run
+# at the scheduler clock of __schedule()'s start, not at the switch the
+# tool sees, so each switch shifts the two idle times apart by its own
+# scheduling overhead (seen: 0.25-0.5% with pingpong's 40000 switches).
+load_spinners() {
+    "$WL/spinner" -c 0 -s 4 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 4 -s 4 >/dev/null 2>&1 & l2=$!
+    for r in 1 2 3 4; do
+        "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
+        "$WL/spinner" -s 1 >/dev/null 2>&1
+        wait $s1
+    done
+    wait $l1 $l2
+}
+load_numascan() { "$WL/memtouch" -t 4 -m 256 -s 3 >/dev/null 2>&1; }
+
+# ------------------------------------------- tool counts vs kernel counters
+# bracket_check TOOL MODE METRIC COUNTER TOLERANCE [NAME=PATH...]: the
+# kernel's own COUNTER (kstat) read twice, A and B, around the workload
+# load_TOOL (or $BRACKET_LOAD), while TOOL runs; kstat -c makes the tool cut its interval
+# (SIGUSR1) right before and right after each read and waits for the
+# record, so the edges last milliseconds. The interval between the inner cuts
+# lies within [A, B], so it saw a subset of the kernel's events; the
+# three intervals from the cut before A to the cut after B cover [A, B],
+# a superset:
+#     inner <= kernel delta <= outer
+# Outside the workload the guest is quiet, so outer - inner is the
+# background of two short edges; that width, (outer - inner) / kernel, is
+# printed and must not exceed TOLERANCE (percent): a check that cannot
+# resolve a miscount of TOLERANCE is not made. METRIC is a metric name
+# or TABLE.COLUMN (summed over the table's rows); METRIC and COUNTER count
+# the same kernel events (docs/metrics.md). The check is named for the
+# tier that really measured METRIC (a tracepoint hook runs in every
+# --mode).
+bracket_check() {
+    tool=$1 mode=$2 metric=$3 counter=$4 tol=$5
+    shift 5   # the rest: NAME=PATH hist files for kstat
+    desc="$tool $metric within the kernel's $counter (--mode $mode)"
+    out=$W/bracket.out
+    KIND="ground truth"
+    if [ ! -x "$WL/kstat" ]; then notok "$desc # kstat missing"; return; fi
+    if ! tool_start "$out" "$W/bracket.err" "$tool" --mode "$mode" -i 600 -d 900 --stats; then
+        notok "$desc # the tool never said it was tracing"
+        tail -n 5 "$W/bracket.err" | diag 5
+        kill -INT $tpid 2>/dev/null; wait $tpid
+        return
+    fi
+    steps=ok
+    "$WL/kstat" -c "$tpid,$out" "$@" >"$W/kstat.a" 2>"$W/kstat.err" && "${BRACKET_LOAD:-load_$tool}" &&
+        "$WL/kstat" -c "$tpid,$out" "$@" >"$W/kstat.b" 2>>"$W/kstat.err" ||
+        steps="a cut or a kernel read failed: $(head -c 200 "$W/kstat.err")"
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
-    stop_load
-    result=$(awk -v metric="$metric" -v counter="$counter" -v bursty="${BRACKET_BURSTY:-0}" '
+    result=$(awk -v metric="$metric" -v counter="$counter" -v tol="$tol" -v excess_pct="${BRACKET_EXCESS:-0}" '
         FILENAME ~ /kstat.a$/ { a[$1] = $2; next }
         FILENAME ~ /kstat.b$/ { b[$1] = $2; next }
+        # Events a program missed because it was already running on that
+        # CPU (a wakeup from an interrupt during its run): the kernel counts
+        # them, the tool cannot; it says how many (--stats).
+        /"type":"summary"/ {
+            line = $0
+            while (match(line, /"recursion_misses":[0-9]+/)) {
+                x = substr(line, RSTART, RLENGTH); sub(/.*:/, "", x); misses += x
+                line = substr(line, RSTART + RLENGTH)
+            }
+        }
         /"type":"interval"/ {
             if (!match($0, /"start":[0-9.]+/)) next
             s = substr($0, RSTART + 8, RLENGTH - 8) + 0
             match($0, /"end":[0-9.]+/); e = substr($0, RSTART + 6, RLENGTH - 6) + 0
-            pat = "\"" metric "\":[{]\"value\":[0-9]+"
-            if (!match($0, pat)) next
-            v = substr($0, RSTART, RLENGTH); sub(/.*:/, "", v); v += 0
+            v = 0
+            if (index(metric, ".")) {
+                # TABLE.COLUMN: every row of the table on this line
+                col = substr(metric, index(metric, ".") + 1)
+                line = $0; pat = "\"" col "\":[0-9]+"
+                while (match(line, pat)) {
+                    x = substr(line, RSTART, RLENGTH); sub(/.*:/, "", x); v += x
+                    line = substr(line, RSTART + RLENGTH)
+                }
+                tier = "table"
+            } else {
+                pat = "\"" metric "\":[{]\"value\":[0-9]+,\"tier\":\"[a-z_]+\""
+                if (!match($0, pat)) next
+                x = substr($0, RSTART, RLENGTH)
+                t = x; sub(/.*"tier":"/, "", t); sub(/"$/, "", t); tier = t
+                sub(/,"tier".*/, "", x); sub(/.*:/, "", x); v = x + 0
+            }
             n++; start[n] = s; end[n] = e; val[n] = v
         }
         END {
-            if (!(counter in a) || !(counter in b)) { print "missing"; exit }
-            delta = b[counter] - a[counter]
-            # The intervals must cover both reads, or the upper bound means nothing.
+            if (counter == "sched_idle_ns") {
+                # the CPUs time minus the time they ran other tasks
+                # (schedstat rq_cpu_time); the reads happen somewhere
+                # between realtime_before and realtime_after
+                if (!("cpu_busy_ns" in a) || !("cpu_busy_ns" in b)) { print "fail: no cpu_busy_ns in /proc/schedstat"; exit }
+                busy = b["cpu_busy_ns"] - a["cpu_busy_ns"]
+                # rq_cpu_time runs on the scheduler clock (cpu_clk), the
+                # tool on ktime: under TCG their rates differ (seen 0.7%)
+                rate = 1
+                if (b["cpu_clock_ns"] > a["cpu_clock_ns"] && b["ktime_ns"] > a["ktime_ns"])
+                    rate = (b["ktime_ns"] - a["ktime_ns"]) / (b["cpu_clock_ns"] - a["cpu_clock_ns"])
+                busy *= rate
+                delta = a["nr_cpus"] * (b["realtime_before"] - a["realtime_after"]) * 1e9 - busy
+                delta_high = a["nr_cpus"] * (b["realtime_after"] - a["realtime_before"]) * 1e9 - busy
+            } else {
+                if (!(counter in a) || !(counter in b)) { print "fail: no kernel counter " counter; exit }
+                delta = b[counter] - a[counter]; delta_high = delta
+            }
             if (n == 0 || start[1] > a["realtime_before"] || end[n] < b["realtime_after"]) {
-                printf "fail: the tool'"'"'s intervals (%d) do not cover the two reads\n", n; exit
+                printf "fail: the tool'"'"'s %d intervals do not cover the two reads\n", n; exit
             }
             for (k = 1; k <= n; k++) {
                 if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) { inner += val[k]; nin++ }
                 if (end[k] > a["realtime_before"] && start[k] < b["realtime_after"]) outer += val[k]
             }
-            seen = bursty ? delta > 0 : inner > 0
-            verdict = (nin >= 2 && seen && inner * 0.99 <= delta && delta <= outer * 1.01 + 2) ? "pass" : "fail"
-            printf "%s inner=%d (%d intervals) kernel=%d outer=%d\n", verdict, inner, nin, delta, outer
+            if (counter == "sched_idle_ns") {
+                for (k = 1; k <= n; k++) if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) len = end[k] - start[k]
+                printf "note: %d CPUs, inner window %.6f s, reads %.6f s apart, kernel busy %.0f ns (ktime/cpu_clk %.6f), tool busy (inner) %.0f ns\n",
+                    a["nr_cpus"], len, b["realtime_before"] - a["realtime_after"], busy, rate, a["nr_cpus"] * len * 1e9 - inner
+            }
+            width = delta > 0 ? 100 * (outer - inner + delta_high - delta) / delta : 100
+            excess = delta * excess_pct / 100
+            verdict = (nin >= 1 && inner > 0 && inner <= delta_high && delta <= outer + misses + excess && width <= tol) ? "pass" : "fail"
+            kernel = delta == delta_high ? sprintf("%.0f", delta) : sprintf("%.0f..%.0f", delta, delta_high)
+            printf "%s tier=%s inner=%.0f kernel=%s outer=%.0f%s width=%.2f%% (tolerance %s%%)\n",
+                verdict, tier, inner, kernel, outer, misses ? sprintf(" + %d recursion misses", misses) : "", width, tol
         }' "$W/kstat.a" "$W/kstat.b" "$out")
-    case "$result" in
-        pass*) ok "$desc (${result#pass })" ;;
-        *)  notok "$desc # exit $rc: ${result:-no interval records}"
+    echo "$result" | grep '^note: ' | sed 's/^note: /# /'
+    result=$(echo "$result" | grep -v '^note: ')
+    tier=$(echo "$result" | sed -n 's/.* tier=\([a-z_]*\) .*/\1/p')
+    [ -n "$tier" ] && [ "$tier" != table ] && desc="$tool $metric [$tier] within the kernel's $counter"
+    [ "$tier" = table ] && desc="$tool $metric within the kernel's $counter (--mode $mode)"
+    case "$steps:$rc:$result" in
+        ok:0:pass*) ok "$desc (${result#pass tier=* })" ;;
+        *)  notok "$desc # $steps, exit $rc: ${result:-no interval records}"
             tail -n 5 "$W/bracket.err" | diag 5 ;;
     esac
 }
@@ -402,6 +521,7 @@ note "guest $(uname -r): $(nproc) CPUs, tools: $TOOLS, modes: $MODES, duration $
 # the machine must look like what the tests assume
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 nnodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+KIND=environment
 if [ "$ncpu" = 8 ] && [ "$nnodes" = 2 ]; then
     ok "guest topology: 8 CPUs, 2 NUMA nodes"
 else
@@ -421,56 +541,83 @@ for d in /proc/sys/kernel/numa_balancing_ /sys/kernel/debug/sched/numa_balancing
     [ -w "${d}scan_period_min_ms" ] && echo 100 >"${d}scan_period_min_ms"
 done
 
-for tool in $TOOLS; do
-    for mode in $MODES; do
-        run_tool "$tool" "$mode"
-    done
-done
-
 # Each count against a counter of the same events that the kernel keeps
-# itself (schedstat, vmstat) or that ftrace keeps (hist triggers), per tier.
+# itself (schedstat, vmstat, /proc/stat) or that ftrace keeps (hist
+# triggers). A tracepoint metric runs the same program in every --mode,
+# so it is checked once, in the tracepoint tier; function-tier metrics in
+# fentry and kprobe. Tolerance 2%: a 1-in-20 loss must show (seen: widths
+# 0-1%). A check that cannot run here
+# says why (SKIP) or fails; none vanishes.
 skip_vma=$TRACEFS/events/sched/sched_skip_vma_numa
-for mode in $MODES; do
-    case " $TOOLS " in *" sisscan "*)
-        bracket_check sisscan "$mode" wakeups ttwu_count
-        if [ "$mode" != tracepoint ] && kprobe_event_on strf select_task_rq_fair; then
-            bracket_check sisscan "$mode" select_task_rq_fair_calls strf_hits \
-                "strf_hits=$TRACEFS/events/schedscan/strf/hist"
-            kprobe_event_off strf
-        fi
-        # Wakeups only (WF_TTWU = 0x08; wake_flags is the 3rd argument, %dx on x86-64).
-        if [ "$mode" != tracepoint ] &&
-           kprobe_event_on strf_ttwu "select_task_rq_fair wake_flags=%dx:u32" "if wake_flags & 8"; then
-            bracket_check sisscan "$mode" sis_search strf_ttwu_hits \
-                "strf_ttwu_hits=$TRACEFS/events/schedscan/strf_ttwu/hist"
-            kprobe_event_off strf_ttwu
-        fi
-        # available_idle_cpu() calls made from inside select_task_rq_fair(),
-        # where every SIS stage is inlined: the caller is the return address
-        # on the stack at entry, kept when it lies in the function's text.
-        # (sisscan puts no kretprobe on available_idle_cpu: one would
-        # replace that return address by its trampoline.)
-        range=$(func_range select_task_rq_fair)
-        if [ "$mode" != tracepoint ] && [ -n "$range" ] &&
-           kprobe_event_on aic "available_idle_cpu caller=\$stack0:x64" \
-               "if caller >= 0x${range% *} && caller < 0x${range#* }"; then
-            bracket_check sisscan "$mode" idle_probes aic_in_strf_hits \
-                "aic_in_strf_hits=$TRACEFS/events/schedscan/aic/hist"
-            kprobe_event_off aic
-        fi ;;
-    esac
-    case " $TOOLS " in *" numascan "*)
-        # sched_skip_vma_numa exists from 6.7 on
-        if [ -d "$skip_vma" ] && hist_on "$skip_vma"; then
-            BRACKET_BURSTY=1 bracket_check numascan "$mode" vma_skips skip_vma_hits \
-                "skip_vma_hits=$skip_vma/hist"
-            hist_off "$skip_vma"
-        fi ;;
-    esac
-    [ "$mode" = tracepoint ] && continue
-    case " $TOOLS " in *" idlebal "*) bracket_check idlebal "$mode" load_balance_calls lb_count ;; esac
-    case " $TOOLS " in *" numascan "*) bracket_check numascan "$mode" numa_hint_faults vmstat_numa_hint_faults ;; esac
-done
+skip() { N=$((N + 1)); SKIPPED=$((SKIPPED + 1)); echo "ok $N - $(tagged "$1 # SKIP $2")"; }
+kprobe_bracket() {  # kprobe_bracket MODE METRIC EVENT "FUNCTION [ARGS]" [FILTER]
+    if kprobe_event_on "$3" "$4" "${5:-}"; then
+        bracket_check sisscan "$1" "$2" "${3}_hits" 2 "${3}_hits=$TRACEFS/events/schedscan/$3/hist"
+        kprobe_event_off "$3"
+    else
+        KIND="ground truth"
+        notok "sisscan $2 within the kernel's ${3}_hits (--mode $1) # cannot set the kprobe event '$4' ${5:-}"
+    fi
+}
+run_brackets() {  # run_brackets MODES
+    for mode in $1; do
+        case " $TOOLS " in *" sisscan "*)
+            if [ "$mode" = tracepoint ]; then
+                bracket_check sisscan "$mode" wakeups ttwu_count 2
+            else
+                kprobe_bracket "$mode" select_task_rq_fair_calls strf select_task_rq_fair
+                # Wakeups only (WF_TTWU = 0x08; wake_flags is the 3rd argument, %dx on x86-64).
+                kprobe_bracket "$mode" sis_search strf_ttwu "select_task_rq_fair wake_flags=%dx:u32" \
+                    "if wake_flags & 8"
+                # available_idle_cpu() calls made from inside select_task_rq_fair(),
+                # where every SIS stage is inlined: the caller is the return address
+                # on the stack at entry, kept when it lies in the function's text.
+                # (sisscan puts no kretprobe on available_idle_cpu: one would
+                # replace that return address by its trampoline.)
+                range=$(func_range select_task_rq_fair)
+                if [ -n "$range" ]; then
+                    kprobe_bracket "$mode" idle_probes aic "available_idle_cpu caller=\$stack0:x64" \
+                        "if caller >= 0x${range% *} && caller < 0x${range#* }"
+                else
+                    KIND="ground truth"
+                    notok "sisscan idle_probes within available_idle_cpu() calls (--mode $mode) # no select_task_rq_fair text range in kallsyms"
+                fi
+            fi ;;
+        esac
+        case " $TOOLS " in *" numascan "*)
+            if [ "$mode" = tracepoint ]; then
+                # sched_skip_vma_numa exists from 6.7 on
+                if [ ! -d "$skip_vma" ]; then
+                    skip "numascan vma_skips within the kernel's skip_vma_hits" "no sched_skip_vma_numa before 6.7"
+                elif hist_on "$skip_vma"; then
+                    bracket_check numascan "$mode" vma_skips skip_vma_hits 2 "skip_vma_hits=$skip_vma/hist"
+                    hist_off "$skip_vma"
+                else
+                    KIND="ground truth"
+                    notok "numascan vma_skips within the kernel's skip_vma_hits # cannot set a hist trigger on sched_skip_vma_numa"
+                fi
+            else
+                # vmstat counts a few hint faults that the tool never sees
+                # (seen: 1 of 185241 on 6.1, not yet explained): 0.01%.
+                BRACKET_EXCESS=0.01
+                bracket_check numascan "$mode" numa_hint_faults vmstat_numa_hint_faults 2
+                BRACKET_EXCESS=0
+            fi ;;
+        esac
+        case " $TOOLS " in *" idlebal "*)
+            if [ "$mode" = tracepoint ]; then
+                # Not /proc/stat's idle time: that stops at every interrupt
+                # taken in the idle task and at the idle loop's own work
+                # (seen: 4.4% less than the idle task ran under TCG).
+                BRACKET_LOAD=load_spinners
+                bracket_check idlebal "$mode" cpus.idle_ns sched_idle_ns 2
+                BRACKET_LOAD=""
+            else
+                bracket_check idlebal "$mode" load_balance_calls lb_count 2
+            fi ;;
+        esac
+    done
+}
 
 # ------------------------------------------------ sisscan: a known answer
 # wakeloop: the waker is pinned to CPU 0 and the sleeper always sleeps on
@@ -483,20 +630,31 @@ done
 # within 2% of the wakeups the workload saw land on CPU 2; missed_idle at most 1%
 # (seen: 0 or 1 of 400, a CPU freed between SIS's probe and the exit).
 FEATURES=/sys/kernel/debug/sched/features
+# The same run audits the v4 "unoccupied" filter model: CPU 2 went idle
+# (its bit set then) and stays idle tickless; CPUs 1 and 3 run spinners
+# whose ticks clear their bits; CPU 0 runs the waker. So the model passes
+# CPU 2 and nothing busy: false negatives in at most 2% of the audits,
+# false positives in at most 10% (a kworker on CPU 2, which stays in the
+# filter until CPU 2's next tick; seen 7, 12 and 16 of 400 on 6.1). A
+# model whose bits never change fails both ways.
 sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed landed2" in $W/agree
     mode=$1
     desc="sisscan --mode $mode: wakeups from a busy CPU 0 land on idle CPU 2 at scan depth 2"
+    fdesc="sisscan --mode $mode --filter unoccupied: the v4 model passes idle CPU 2 and no busy CPU"
     out=$W/known.$mode.json
     n=400
+    KIND="known answer"
     if ! echo NO_SIS_UTIL >"$FEATURES" 2>/dev/null; then
-        notok "$desc # cannot turn SIS_UTIL off in $FEATURES"; return
+        notok "$desc # cannot turn SIS_UTIL off in $FEATURES"
+        notok "$fdesc # cannot turn SIS_UTIL off in $FEATURES"
+        return
     fi
     for c in 1 3; do
         "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
         LOAD_PIDS="$LOAD_PIDS $!"
     done
     sisscan_around "$out" "$W/known.err" "\"$WL/wakeloop\" -c 0 -n $n >\"$W/wakeloop.out\" 2>&1" \
-        --mode "$mode" --comm wakeloop --linear
+        --mode "$mode" --comm wakeloop --linear --filter unoccupied
     stop_load
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$out")
@@ -507,55 +665,77 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     depth2=$(printf '%s\n' "$summary" | grep -o '"scan_depth":{"hist":{[^]]*' |
              sed -n 's/.*{"low":2,"high":2,"count":\([0-9]*\)}.*/\1/p')
     landed2=$(awk '$1 == "landed" && $2 == 2 { print $3 }' "$W/wakeloop.out")
+    audits=$(json_metric "$summary" audits)
+    fp=$(json_metric "$summary" filter_unoccupied_fp)
+    fn=$(json_metric "$summary" filter_unoccupied_fn)
+    hid=$(json_metric "$summary" filter_unoccupied_hid_all_idle)
     echo "$mode ${search:-0} ${dsearch:-0} ${depth2:-0} ${missed:-0} ${landed2:-0}" >>"$W/agree"
-    note "  $mode: sis_search=$search sis_domain_search=$dsearch sis_domain_hit=$hit depth2=$depth2 missed_idle=$missed landed_on_2=$landed2 of $n"
+    note "  $mode: sis_search=$search sis_domain_search=$dsearch sis_domain_hit=$hit depth2=$depth2 missed_idle=$missed landed_on_2=$landed2 of $n; unoccupied filter: audits=$audits fp=$fp fn=$fn hid_all_idle=$hid"
     # 90%: a timer or kworker wakeup can still make CPU 2 busy now and then.
     if [ "$rc" = 0 ] && [ "${search:-0}" -ge $((n * 95 / 100)) ] && [ "${search:-0}" -le $((n + 5)) ] &&
+       [ "${dsearch:-0}" -ge $((search * 95 / 100)) ] &&
        [ $((${depth2:-0} * 10)) -ge $((search * 9)) ] && [ $((${landed2:-0} * 10)) -ge $((n * 9)) ] &&
        [ $((depth2 - landed2)) -le $((n / 50 + 2)) ] && [ $((landed2 - depth2)) -le $((n / 50 + 2)) ] &&
        [ -n "$missed" ] && [ $((missed * 100)) -le "$search" ] &&
        { [ "$mode" = tracepoint ] || [ $((${hit:-0} * 10)) -ge $((search * 9)) ]; }; then
-        ok "$desc ($depth2 of $search searches at depth 2, landed on CPU 2: $landed2 of $n, missed_idle $missed)"
+        ok "$desc ($dsearch of $search searches scan the domain, $depth2 at depth 2, landed on CPU 2: $landed2 of $n, missed_idle $missed)"
     else
         notok "$desc # exit $rc: sis_search '$search' depth2 '$depth2' domain_hit '$hit' landed2 '$landed2' missed '$missed'"
         tail -n 3 "$W/known.err" | diag 3
     fi
+    if [ "$rc" = 0 ] && [ -n "$fp" ] && [ -n "$fn" ] && [ -n "$audits" ] && [ "$audits" -ge $((n * 95 / 100)) ] &&
+       [ $((fp * 10)) -le "$audits" ] && [ $((fn * 50)) -le "$audits" ]; then
+        ok "$fdesc (fp $fp, fn $fn over $audits audits)"
+    else
+        notok "$fdesc # exit $rc: audits '$audits' fp '$fp' (at most 10%) fn '$fn' (at most 2%)"
+    fi
 }
 
 # Four timer sleepers, each started on its own CPU of an otherwise idle
-# guest: every wakeup has an idle CPU of its own (the sleeper's), so
+# guest: every wakeup has an idle CPU of its own (the sleeper's), so at
+# least 99% are placed on an unoccupied CPU, and
 # missed_idle must be about 0: at most 1 in 1000, for the odd kworker
 # that holds a sleeper's CPU when its timer fires (seen: 0 or 1 of 2000).
+# The placements are the wakeups the workload counted (at least 95%: a
+# wakeup can find the wakee still on its CPU; at most 10 more: the
+# threads' exits wake the main thread).
 sis_no_miss() {  # MODE
     mode=$1
     desc="sisscan --mode $mode: no missed idle CPU when every wakee has its own"
     out=$W/nomiss.$mode.json
-    sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >/dev/null 2>&1" \
+    KIND="known answer"
+    sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >\"$W/nomiss.wl\" 2>&1" \
         --mode "$mode" --comm wakeloop
     summary=$(json_summary "$out")
     placements=$(json_metric "$summary" placements)
+    unoccupied=$(json_metric "$summary" placed_unoccupied)
     missed=$(json_metric "$summary" missed_idle)
-    if [ "$rc" = 0 ] && [ "${placements:-0}" -ge 1900 ] &&
+    want=$(sed -n 's/.* wakeups \([0-9]*\).*/\1/p' "$W/nomiss.wl" | head -n 1)
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "${placements:-0}" -ge $((want * 95 / 100)) ] &&
+       [ "${placements:-0}" -le $((want + 10)) ] && [ "${unoccupied:-0}" -ge $((placements * 99 / 100)) ] &&
        [ -n "$missed" ] && [ $((missed * 1000)) -le "$placements" ]; then
-        ok "$desc (missed_idle $missed of $placements placements)"
+        ok "$desc (missed_idle $missed of $placements placements, $unoccupied on an unoccupied CPU; the workload woke $want times)"
     else
-        notok "$desc # exit $rc: missed_idle '$missed' of '$placements' placements"
+        notok "$desc # exit $rc: missed_idle '$missed' of '$placements' placements, placed_unoccupied '$unoccupied', workload wakeups '$want'"
         tail -n 3 "$W/nomiss.err" | diag 3
     fi
 }
 
-# Filter audit: ideal is the truth at each wakeup, so 0 FP and 0 FN, and
-# every SIS search is audited; a stock kernel has no real mask to read.
+# Filter audit: ideal is the truth at each wakeup, so 0 FP and 0 FN by
+# construction, and every SIS search is audited once: consistency checks
+# of the audit's accounting, not of any filter.
 sis_audit() {  # MODE
     mode=$1
     desc="sisscan --mode $mode --filter ideal,unoccupied,overloaded,delayed"
     out=$W/audit.$mode.json
-    start_load sisscan
-    sleep 1
-    timeout "$TOOL_TIMEOUT" "$BIN/sisscan" --mode "$mode" --filter ideal,unoccupied,overloaded,delayed \
-        --json -d "$DUR" >"$out" 2>"$W/audit.err"
+    KIND=consistency
+    if tool_start "$out" "$W/audit.err" sisscan --mode "$mode" \
+        --filter ideal,unoccupied,overloaded,delayed -d 300; then
+        load_sisscan
+    fi
+    kill -INT $tpid 2>/dev/null
+    wait $tpid
     rc=$?
-    stop_load
     summary=$(json_summary "$out")
     audits=$(json_metric "$summary" audits)
     search=$(json_metric "$summary" sis_search)
@@ -566,8 +746,11 @@ sis_audit() {  # MODE
         counts="$counts, $f fp=$(json_metric "$summary" filter_${f}_fp) fn=$(json_metric "$summary" filter_${f}_fn)"
     done
     note "  $mode audit: audits=$audits sis_search=$search$counts"
-    if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 1000 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
-       [ "$audits" -ge "$search" ] && [ "$audits" -le $((search + search / 1000 + 5)) ]; then
+    # The counters are copied CPU by CPU while wakeups go on: a wakeup
+    # in flight on each CPU may have one counted and not yet the other.
+    ncpus=$(nproc)
+    if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 0 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
+       [ "$audits" -ge $((search - ncpus)) ] && [ "$audits" -le $((search + ncpus)) ]; then
         ok "$desc: ideal 0 FP / 0 FN over $audits audits (sis_search $search: one audit per search)"
     else
         notok "$desc: ideal 0 FP / 0 FN # exit $rc audits '$audits' sis_search '$search' fp '$fp' fn '$fn'"
@@ -575,8 +758,9 @@ sis_audit() {  # MODE
     fi
 }
 
-case " $TOOLS " in *" sisscan "*)
+sis_checks() {
     for mode in $MODES; do sis_audit "$mode"; done
+    KIND=behaviour
     "$BIN/sisscan" --filter real -d 1 >/dev/null 2>"$W/real.err"
     rc=$?
     if [ "$rc" = 1 ] && grep -q "no SIS filter mask" "$W/real.err"; then
@@ -585,34 +769,71 @@ case " $TOOLS " in *" sisscan "*)
         notok "sisscan --filter real on a stock kernel # exit $rc: $(head -c 200 "$W/real.err")"
     fi
     for mode in $MODES; do sis_no_miss "$mode"; done
-    if [ -w "$FEATURES" ]; then
-        : >"$W/agree"
-        for mode in $MODES; do sis_known_answer "$mode"; done
-        # The tiers measured the same workload: their common numbers agree
-        # (sis_search within 2%, domain searches within 5%, the depth-2 share
-        # within 10 points: each run has its own few kworker-disturbed
-        # wakeups; the tracepoint tier's numbers are estimates).
-        if [ "$(wc -l <"$W/agree")" -ge 2 ]; then
-            verdict=$(awk '{ s[NR] = $2; d[NR] = $3; p[NR] = ($2 > 0 ? 100 * $4 / $2 : 0); m[NR] = $1 }
-                END { bad = ""
-                      for (i = 2; i <= NR; i++) {
-                          if (s[i] < s[1] * 0.98 || s[i] > s[1] * 1.02) bad = bad " sis_search:" m[i]
-                          if (d[i] < d[1] * 0.95 || d[i] > d[1] * 1.05) bad = bad " sis_domain_search:" m[i]
-                          if (p[i] < p[1] - 10 || p[i] > p[1] + 10) bad = bad " depth2_share:" m[i]
-                      }
-                      print (bad == "" ? "pass" : "fail" bad) }' "$W/agree")
-            tiers=$(awk '{ printf "%s%s=%d/%d/%d", (NR > 1 ? " " : ""), $1, $2, $3, $4 }' "$W/agree")
-            case "$verdict" in
-                pass) ok "sisscan tiers agree on one workload (mode=search/domain/depth2: $tiers)" ;;
-                *) notok "sisscan tiers agree on one workload # ${verdict#fail}: $tiers" ;;
-            esac
-        fi
-    else
-        note "no $FEATURES: known-answer SIS tests skipped"
-    fi ;;
-esac
+    if [ ! -w "$FEATURES" ]; then
+        KIND="known answer"
+        notok "sisscan known answers # no $FEATURES to turn SIS_UTIL off"
+        return
+    fi
+    : >"$W/agree"
+    for mode in $MODES; do sis_known_answer "$mode"; done
+    # The tiers measured the same workload: their common numbers agree
+    # (sis_search within 2%, domain searches within 5%, the depth-2 share
+    # within 10 points: each run has its own few kworker-disturbed
+    # wakeups; the tracepoint tier's numbers are estimates).
+    KIND=consistency
+    if [ "$(wc -l <"$W/agree")" -ge 2 ]; then
+        verdict=$(awk '{ s[NR] = $2; d[NR] = $3; p[NR] = ($2 > 0 ? 100 * $4 / $2 : 0); m[NR] = $1 }
+            END { bad = ""
+                  for (i = 2; i <= NR; i++) {
+                      if (s[i] < s[1] * 0.98 || s[i] > s[1] * 1.02) bad = bad " sis_search:" m[i]
+                      if (d[i] < d[1] * 0.95 || d[i] > d[1] * 1.05) bad = bad " sis_domain_search:" m[i]
+                      if (p[i] < p[1] - 10 || p[i] > p[1] + 10) bad = bad " depth2_share:" m[i]
+                  }
+                  print (bad == "" ? "pass" : "fail" bad) }' "$W/agree")
+        tiers=$(awk '{ printf "%s%s=%d/%d/%d", (NR > 1 ? " " : ""), $1, $2, $3, $4 }' "$W/agree")
+        case "$verdict" in
+            pass) ok "sisscan tiers agree on one workload (mode=search/domain/depth2: $tiers)" ;;
+            *) notok "sisscan tiers agree on one workload # ${verdict#fail}: $tiers" ;;
+        esac
+    fi
+}
+
+# The mutation selftest's guest boot (tests/vm/selftest-mutations.sh):
+# the tools are test builds, and each mutation in SCHEDSCAN_MUTATIONS runs
+# through the checks that cover what it breaks: every fentry-tier count
+# for a lost event, the wakeloop known answer for a shifted histogram, a
+# miscounted class and frozen filter models, the idle-time bracket for
+# stretched durations. Each must make at least one of them fail.
+run_mutations() {
+    for m in $(echo "$SCHEDSCAN_MUTATIONS" | tr ',' ' '); do
+        MUTATION=$m
+        SCHEDSCAN_MUTATION=$m
+        export SCHEDSCAN_MUTATION
+        note "mutation $m"
+        case $m in
+            drop) run_brackets fentry ;;
+            stretch-durations) all_tools=$TOOLS; TOOLS=idlebal; run_brackets tracepoint; TOOLS=$all_tools ;;
+            *) if [ -w "$FEATURES" ]; then : >"$W/agree"; sis_known_answer fentry; fi ;;
+        esac
+    done
+    unset SCHEDSCAN_MUTATION
+    MUTATION=""
+}
+
+if [ -n "${SCHEDSCAN_MUTATIONS:-}" ]; then
+    run_mutations
+else
+    for tool in $TOOLS; do
+        for mode in $MODES; do
+            run_tool "$tool" "$mode"
+        done
+    done
+    run_brackets "$MODES"
+    case " $TOOLS " in *" sisscan "*) sis_checks ;; esac
+fi
 
 # kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash
+KIND=behaviour
 dmesg > $W/dmesg.txt
 if grep -E -q 'BUG:|WARNING:|Oops|general protection|Call Trace:|RIP:|rcu_sched self-detected|soft lockup|hung_task' $W/dmesg.txt; then
     notok "kernel log clean (no BUG/WARNING/Oops)"
@@ -632,6 +853,7 @@ dump_file() {
 # a short wakeup + NUMA load so every counter has moved even if no tool ran
 "$WL/pingpong" -n 5000 >/dev/null 2>&1
 "$WL/memtouch" -t 4 -m 64 -s 2 >/dev/null 2>&1
+KIND=environment
 if [ -r /proc/schedstat ] && head -n 1 /proc/schedstat | grep -q '^version '; then
     ok "/proc/schedstat readable ($(head -n 1 /proc/schedstat))"
 else
@@ -641,5 +863,5 @@ dump_file schedstat /proc/schedstat
 dump_file vmstat /proc/vmstat
 
 echo "1..$N"
-note "guest $(uname -r): $((N - FAILED)) passed, $FAILED failed"
+note "guest $(uname -r): $((N - FAILED)) passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

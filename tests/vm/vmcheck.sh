@@ -124,6 +124,15 @@ for t in $(echo "${VM_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' '); do TOOLS_
 
 record() {  # record KVER RESULT(ok|not ok) DESC
     local kver=$1 res=$2 desc=$3 tool mode key tiers rest
+    # a count against the kernel's: "TOOL METRIC [TIER] within ..." or
+    # "TOOL METRIC within ... (--mode MODE)"
+    if [[ $desc =~ ^([a-z_]+)\ [a-z_.]+\ \[([a-z_]+)\]\ within ]] ||
+       [[ $desc =~ ^([a-z_]+)\ [a-z_.]+\ within\ .*\(--mode\ ([a-z_]+)\) ]]; then
+        tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}
+        case $mode in tp_btf|raw_tp) mode=tracepoint ;; esac
+        [ "$res" = ok ] || CELL[$tool|$kver|$mode]=WRONG
+        return 0
+    fi
     [[ $desc =~ ^([a-z_]+)\ --mode\ ([a-z_]+)(.*)$ ]] || return 0
     tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[2]}; rest=${BASH_REMATCH[3]}
     key="$tool|$kver|$mode"
@@ -139,7 +148,7 @@ record() {  # record KVER RESULT(ok|not ok) DESC
             # the run itself: "TOOL --mode MODE (time; metrics)" or "# why"
             if [ "$res" = ok ]; then CELL[$key]=pass; else CELL[$key]=FAIL; fi
             if [ "$mode" = tracepoint ] && [ "$res" = ok ]; then
-                tiers=$(grep -o '\[[a-z_]*\]' <<<"$desc" | tr -d '[]' | sort -u | tr '\n' '+' | sed 's/+$//' || true)
+                tiers=$(grep -o '\[[a-z_]*\]=' <<<"$desc" | tr -d '[]=' | sort -u | tr '\n' '+' | sed 's/+$//' || true)
                 if [ -n "$tiers" ]; then CELL[$key]="pass($tiers)"; fi
             fi ;;
     esac
@@ -185,6 +194,33 @@ run_one() {  # run_one SERIES KVER
         grep -v 'FAIL:' "$gout/run-guest.log" | comment
         echo "vmcheck: $kver: FAILED after ${el}s (console log: $log)"
         return
+    fi
+    # The guest's plan is its own count: a check that vanished from the
+    # guest would not show there. A full run must contain these by name.
+    if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ]; then
+        local want missing=""
+        for want in 'sisscan --mode fentry \(' 'sisscan --mode kprobe \(' 'sisscan --mode tracepoint \(' \
+                    'idlebal --mode fentry \(' 'idlebal --mode kprobe \(' 'idlebal --mode tracepoint \(' \
+                    'numascan --mode fentry \(' 'numascan --mode kprobe \(' 'numascan --mode tracepoint \(' \
+                    'sisscan select_task_rq_fair_calls \[fentry\]' 'sisscan select_task_rq_fair_calls \[kprobe\]' \
+                    'sisscan sis_search \[fentry\]' 'sisscan sis_search \[kprobe\]' \
+                    'sisscan idle_probes \[fentry\]' 'sisscan idle_probes \[kprobe\]' \
+                    'sisscan wakeups \[(tp_btf|raw_tp|tracepoint)\]' \
+                    'idlebal load_balance_calls \[fentry\]' 'idlebal load_balance_calls \[kprobe\]' \
+                    'idlebal cpus.idle_ns within' \
+                    'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
+                    'numascan vma_skips' \
+                    'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
+                    'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied: ' \
+                    'sisscan --mode (fentry|kprobe|tracepoint): no missed idle CPU' \
+                    'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal'; do
+            tr -d '\r' < "$log" | grep -q -E "^(ok|not ok) [0-9]+ - $want" || missing="$missing '$want'"
+        done
+        if [ -n "$missing" ]; then
+            tap_notok "$kver: every expected guest check ran # missing:$missing"
+        else
+            tap_ok "$kver: every expected guest check ran (26 kinds by name)"
+        fi
     fi
     if [ -z "$plan" ] || [ "$plan" != "$seen" ]; then
         tap_notok "$kver: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"

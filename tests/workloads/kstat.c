@@ -8,6 +8,19 @@
  *   schedstat_version, lb_count, lb_count_<idle|busy|newidle>,
  *   ttwu_count, ttwu_local      (from /proc/schedstat, summed over CPUs)
  *   vmstat_<name>               (numa_* and pgfault from /proc/vmstat)
+ *   cpu_idle_ns                 (idle + iowait of every CPU in /proc/stat,
+ *                               the kernel's own idle accounting, in ns)
+ *   cpu_idle_irq_ns             (the same + irq + softirq: interrupts taken
+ *                               in the idle task count as irq time there)
+ *   cpu_busy_ns, nr_cpus        (rq_cpu_time summed over CPUs in
+ *                               /proc/schedstat: time the CPUs ran tasks
+ *                               other than their idle task, counted at each
+ *                               switch away from such a task)
+ *   ktime_ns, cpu_clock_ns      ("ktime" and "cpu_clk" of debugfs
+ *                               sched/debug: rq_cpu_time runs on the
+ *                               scheduler's clock, BPF's bpf_ktime_get_ns()
+ *                               on ktime, and under emulation their rates
+ *                               differ)
  *   realtime_before, realtime_after  (CLOCK_REALTIME around the reads, so
  *                               a test can line them up with a tool's
  *                               interval records)
@@ -15,11 +28,21 @@
  *                               total of an ftrace hist trigger file, an
  *                               event counter that owes nothing to BPF
  *
- * usage: kstat [NAME=PATH ...]
+ * With -c PID,FILE the reads are bracketed by window cuts of a schedscan
+ * tool: kstat sends the tool (PID) SIGUSR1, waits until its interval
+ * record is in FILE (one more line), reads, and cuts again. The tool's
+ * window between two such reads then lies within them, the windows
+ * around them cover them, and the edges last milliseconds; no shell
+ * process runs in them (a forked poller balances and wakes CPUs).
+ *
+ * usage: kstat [-c PID,FILE] [NAME=PATH ...]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "schedstat.h"
 #include "util.h"
 #include "vmstat.h"
@@ -39,10 +62,100 @@ static long long hist_hits(const char *path)
 	return value;
 }
 
+/* "ktime" and "cpu_clk" (ms) of sched/debug's header, in ns; 0 if absent. */
+static void sched_clocks(long long *ktime_ns, long long *cpu_clock_ns)
+{
+	char line[256];
+	double ms;
+	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
+
+	*ktime_ns = *cpu_clock_ns = 0;
+	if (!f)
+		return;
+	for (int i = 0; i < 8 && fgets(line, sizeof(line), f); i++) {
+		if (sscanf(line, "ktime : %lf", &ms) == 1)
+			*ktime_ns = (long long)(ms * 1e6);
+		else if (sscanf(line, "cpu_clk : %lf", &ms) == 1)
+			*cpu_clock_ns = (long long)(ms * 1e6);
+	}
+	fclose(f);
+}
+
+/* Lines (complete records) in path; -1 if unreadable. */
+static long count_lines(const char *path)
+{
+	char buf[65536];
+	long lines = 0;
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	fclose(f);
+	return lines;
+}
+
+/* SIGUSR1 to the tool, then wait (30 s at most) for its record in path. */
+static int cut_window(pid_t pid, const char *path)
+{
+	const struct timespec ms = { 0, 1000000 };
+	long before = count_lines(path);
+
+	if (before < 0 || kill(pid, SIGUSR1)) {
+		perror("kstat: cut");
+		return -1;
+	}
+	for (int i = 0; i < 30000; i++) {
+		nanosleep(&ms, NULL);
+		if (count_lines(path) > before)
+			return 0;
+	}
+	fprintf(stderr, "kstat: no record from %d in %s after 30 s\n", (int)pid, path);
+	return -1;
+}
+
+/*
+ * Sum of idle + iowait over the cpuN lines of /proc/stat, in ns, and in
+ * irq_ns the same plus irq + softirq; -1 if unreadable.
+ */
+static long long cpu_idle_ns(long long *irq_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
+	unsigned long long ticks = 0, irq_ticks = 0;
+	char line[512];
+	FILE *f = fopen("/proc/stat", "r");
+	int cpus = 0;
+
+	if (!f || hz <= 0) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int cpu;
+
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user,
+			   &nice, &sys, &idle, &iowait, &irq, &softirq) == 8) {
+			ticks += idle + iowait;
+			irq_ticks += irq + softirq;
+			cpus++;
+		}
+	}
+	fclose(f);
+	*irq_ns = (long long)((ticks + irq_ticks) * (1000000000ULL / (unsigned long long)hz));
+	return cpus ? (long long)(ticks * (1000000000ULL / (unsigned long long)hz)) : -1;
+}
+
 int main(int argc, char **argv)
 {
 	long long hits[16];
-	int nr_hist = argc - 1 < 16 ? argc - 1 : 16;
+	const char *cut_file = NULL;
+	pid_t cut_pid = 0;
+	int nr_hist;
 	static const char *const vm_names[] = {
 		"numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
 		"numa_hint_faults_local", "numa_pages_migrated", "pgfault",
@@ -51,8 +164,29 @@ int main(int argc, char **argv)
 	struct vmstat vm;
 	char err[256];
 	uint64_t value;
-	double before = realtime_seconds();
+	double before;
+	long long idle_ns, idle_irq_ns, ktime_ns, cpu_clock_ns;
 	int have_schedstat, have_vmstat;
+
+	if (argc > 2 && !strcmp(argv[1], "-c")) {
+		char *comma = strchr(argv[2], ',');
+
+		if (!comma) {
+			fprintf(stderr, "kstat: -c PID,FILE\n");
+			return 2;
+		}
+		*comma = '\0';
+		cut_pid = (pid_t)atoi(argv[2]);
+		cut_file = comma + 1;
+		argc -= 2;
+		argv += 2;
+		if (cut_window(cut_pid, cut_file))
+			return 1;
+	}
+	nr_hist = argc - 1 < 16 ? argc - 1 : 16;
+	before = realtime_seconds();
+	idle_ns = cpu_idle_ns(&idle_irq_ns);
+	sched_clocks(&ktime_ns, &cpu_clock_ns);
 
 	have_schedstat = !schedstat_read(NULL, &ss, err, sizeof(err));
 	if (!have_schedstat)
@@ -67,6 +201,13 @@ int main(int argc, char **argv)
 	}
 	printf("realtime_before %.6f\nrealtime_after %.6f\n", before,
 	       realtime_seconds());
+	fflush(stdout);
+	if (cut_file && cut_window(cut_pid, cut_file))
+		return 1;
+	if (ktime_ns && cpu_clock_ns)
+		printf("ktime_ns %lld\ncpu_clock_ns %lld\n", ktime_ns, cpu_clock_ns);
+	if (idle_ns >= 0)
+		printf("cpu_idle_ns %lld\ncpu_idle_irq_ns %lld\n", idle_ns, idle_irq_ns);
 	if (have_schedstat) {
 		printf("schedstat_version %d\n", ss.version);
 		printf("lb_count %llu\n", (unsigned long long)
@@ -80,6 +221,8 @@ int main(int argc, char **argv)
 		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_COUNT));
 		printf("ttwu_local %llu\n", (unsigned long long)
 		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_LOCAL));
+		printf("cpu_busy_ns %llu\nnr_cpus %zu\n", (unsigned long long)
+		       schedstat_sum_cpu(&ss, SS_CPU_RQ_CPU_TIME), ss.nr_cpus);
 		schedstat_free(&ss);
 	}
 	for (int i = 0; i < nr_hist; i++) {

@@ -33,7 +33,7 @@ static __always_inline void count_process(struct task_struct *task, __u32 counte
 		BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
 		row = table_row(&process_counters, &tgid, &zero, NUMASCAN_PROCESS_DROPS);
 	}
-	if (row && counter < NP_NR)
+	if (row && counter < NP_NR && !mutation_drops())
 		__sync_fetch_and_add(&row->counts[counter], 1);
 }
 

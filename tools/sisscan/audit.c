@@ -152,10 +152,16 @@ int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
 				      "(idle_cpus, overloaded_cpus or overloaded): the SIS filter patches are not applied");
 	}
 	if (filters & ticked) {
-		/* The tick's hrtimer callback: renamed in 6.9. */
-		tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
+		/*
+		 * The tick's hrtimer callback: tick_sched_timer() until 6.9
+		 * renamed it tick_nohz_handler(). Before that a different
+		 * tick_nohz_handler() exists too (the low-resolution clock
+		 * event handler, never an hrtimer callback), so the old name
+		 * must be tried first.
+		 */
+		tick = kernel_symbol_address(opts->proc_root, "tick_sched_timer");
 		if (!tick)
-			tick = kernel_symbol_address(opts->proc_root, "tick_sched_timer");
+			tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
 		if (!tick)
 			return errmsg(err, errlen,
 				      "--filter unoccupied/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",

@@ -324,7 +324,8 @@ static __always_inline int filter_tick(struct hrtimer *timer)
 	struct rq *rq;
 	__u64 now;
 
-	if (!audit_filters || (__u64)BPF_CORE_READ(timer, function) != tick_function)
+	if (!audit_filters || (__u64)BPF_CORE_READ(timer, function) != tick_function ||
+	    schedscan_mutation.kind == MUTATION_FREEZE_FILTERS)
 		return 0;
 	state = filter_state_of(cpu);
 	rq = cpu_rq_of(cpu);
@@ -351,7 +352,7 @@ static __always_inline int filter_switch(struct task_struct *next)
 	__u8 occupied;
 	__u64 now;
 
-	if (!audit_filters)
+	if (!audit_filters || schedscan_mutation.kind == MUTATION_FREEZE_FILTERS)
 		return 0;
 	now = bpf_ktime_get_ns();
 	rq = cpu_rq_of(cpu);
