@@ -333,11 +333,12 @@ tool_start() {
 load_sisscan() { "$WL/pingpong" -n 20000 >/dev/null 2>&1; }
 load_idlebal() {
     # pinned spinners on both nodes, short unpinned ones forked on one
-    # CPU and spread by balancing, and wakeups
-    "$WL/spinner" -c 0 -s 4 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 4 -s 4 >/dev/null 2>&1 & l2=$!
-    "$WL/pingpong" -n 10000 >/dev/null 2>&1 & l3=$!
-    for r in 1 2 3 4; do
+    # CPU and spread by balancing, and wakeups; 8 s, so that the edges'
+    # own balancing stays near 1% of the count (seen 0.4-1.7% over 4 s)
+    "$WL/spinner" -c 0 -s 8 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 4 -s 8 >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n 20000 >/dev/null 2>&1 & l3=$!
+    for r in 1 2 3 4 5 6 7 8; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
@@ -349,10 +350,11 @@ load_idlebal() {
 # at the scheduler clock of __schedule()'s start, not at the switch the
 # tool sees, so each switch shifts the two idle times apart by its own
 # scheduling overhead (seen: 0.25-0.5% with pingpong's 40000 switches).
+# 8 s: the edges are idle on every CPU (seen widths 0.6-2.0% over 4 s).
 load_spinners() {
-    "$WL/spinner" -c 0 -s 4 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 4 -s 4 >/dev/null 2>&1 & l2=$!
-    for r in 1 2 3 4; do
+    "$WL/spinner" -c 0 -s 8 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 4 -s 8 >/dev/null 2>&1 & l2=$!
+    for r in 1 2 3 4 5 6 7 8; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
         wait $s1
