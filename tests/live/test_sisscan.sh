@@ -79,14 +79,15 @@ missed=$(metric "$WORK/miss.jsonl" missed_idle)
 failed=$(metric "$WORK/miss.jsonl" sis_failed)
 placements=$(metric "$WORK/miss.jsonl" placements)
 echo "# built to miss ($ncpu CPUs): sleeper stayed on busy CPU 0 ${stayed:-0} of 2000; placements $placements, missed_idle $missed, sis_failed $failed"
-# Every wakeup that stays on busy CPU 0 while CPU 1 is sched-idle is a
-# missed idle CPU: missed_idle = the stays the workload saw (within 2% + 3:
-# the spinner on CPU 1 is briefly not alone when a kworker runs there).
-if [ "${stayed:-0}" -ge 1000 ] && [ -n "$missed" ] && within "$missed" "$stayed" 2 3 &&
-   [ "$missed" -le "$placements" ] && [ "$failed" -gt 0 ] 2>/dev/null; then
-	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed = those stays, sis_failed $failed"
+# A wakeup that stays on busy CPU 0 while CPU 1 is sched-idle is a missed
+# idle CPU: missed_idle is at most the stays the workload saw, and at
+# least 90% of them (CPU 1 is not sched-idle while the tool, the test or
+# a kworker runs there: seen 1887-1999 of 2000 stays).
+if [ "${stayed:-0}" -ge 1000 ] && [ -n "$missed" ] && [ "$missed" -le "$stayed" ] &&
+   [ $((missed * 10)) -ge $((stayed * 9)) ] && [ "$failed" -gt 0 ] 2>/dev/null; then
+	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed of those stays (90-100%), sis_failed $failed"
 else
-	fail "built to miss: missed_idle = the stays on busy CPU 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
+	fail "built to miss: missed_idle is 90-100% of the stays on busy CPU 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
 fi
 
 # 3b. Breakdowns. --per-cpu: the placements counted on each CPU against
