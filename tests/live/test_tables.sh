@@ -89,30 +89,30 @@ else
 fi
 kind "ground truth"
 bt_gap=$(awk -v a="${mark1[1]:-0}" -v b="${mark2[1]:-0}" -v w="$window" 'BEGIN { printf "%.0f", b - a - w * 1e9 }')
+# idle_bracket CPU GOT REF GAP_NS SLACK_NS NAME: the tool's window lies
+# inside the reference's, so GOT is REF less at most the GAP, +- SLACK;
+# the bracket's width, printed, is what the check cannot resolve.
+idle_bracket() {
+	local c=$1 got=$2 ref=$3 gap=$4 slack=$5 name=$6 width
+	width=$(awk -v g="$gap" -v s="$slack" -v w="$window" 'BEGIN { printf "%.2f", 100 * (g + 2 * s) / (w * 1e9) }')
+	if [ -n "$got" ] && awk -v g="$got" -v r="$ref" -v gap="$gap" -v s="$slack" \
+		'BEGIN { exit !(g <= r + s && g >= r - gap - s) }'; then
+		pass "idlebal cpu $c: idle_ns $got within $name's $ref (bracket width $width% of the window)"
+	else
+		fail "idlebal cpu $c: idle_ns vs $name" \
+			"idlebal '$got', $name $ref ns, bracket gap $gap ns, slack $slack ns"
+	fi
+}
+gap_ns=$(awk -v g="$gap" 'BEGIN { printf "%.0f", g * 1e9 }')
 for c in $(seq 0 "$last"); do
 	got=$(jq -r --argjson c "$c" 'select(.type == "summary") | .cpus.rows[] | select(.cpu == $c) | .idle_ns' \
 		"$WORK/idle.jsonl")
 	want=$(awk -v a="${before[$c]}" -v b="${after[$c]}" -v hz="$hz" 'BEGIN { printf "%.0f", (b - a) * 1e9 / hz }')
 	slack=$(awk -v w="$window" -v hz="$hz" 'BEGIN { printf "%.0f", 2e9 / hz + w * 1e9 * 5 / 100 }')
-	# The bracket's width, printed: what the check cannot resolve.
-	width=$(awk -v g="$gap" -v s="$slack" -v w="$window" 'BEGIN { printf "%.1f", 100 * (g * 1e9 + 2 * s) / (w * 1e9) }')
-	if [ -n "$got" ] && awk -v g="$got" -v w="$want" -v gap="$gap" -v s="$slack" \
-		'BEGIN { exit !(g <= w + s && g >= w - gap * 1e9 - s) }'; then
-		pass "idlebal cpu $c: idle_ns $got within /proc/stat's $want (bracket width $width% of the window)"
-	else
-		fail "idlebal cpu $c: idle_ns vs /proc/stat idle+iowait" \
-			"idlebal '$got', /proc/stat $want ns, bracket gap ${gap}s, slack $slack ns"
-	fi
+	idle_bracket "$c" "$got" "$want" "$gap_ns" "$slack" "/proc/stat idle+iowait"
 	ref=$(awk -v a="${mark1[$((c + 2))]:-0}" -v b="${mark2[$((c + 2))]:-0}" 'BEGIN { printf "%.0f", b - a }')
 	bt_slack=$(awk -v w="$window" 'BEGIN { printf "%.0f", 1e6 + w * 1e9 / 1000 }')
-	width=$(awk -v g="$bt_gap" -v s="$bt_slack" -v w="$window" 'BEGIN { printf "%.2f", 100 * (g + 2 * s) / (w * 1e9) }')
-	if [ -n "$got" ] && awk -v g="$got" -v r="$ref" -v gap="$bt_gap" -v s="$bt_slack" \
-		'BEGIN { exit !(g <= r + s && g >= r - gap - s) }'; then
-		pass "idlebal cpu $c: idle_ns $got within bpftrace's $ref (bracket width $width% of the window)"
-	else
-		fail "idlebal cpu $c: idle_ns vs bpftrace's sched_switch sum" \
-			"idlebal '$got', bpftrace $ref ns, bracket gap $bt_gap ns, slack $bt_slack ns"
-	fi
+	idle_bracket "$c" "$got" "$ref" "$bt_gap" "$bt_slack" "bpftrace's sched_switch sum"
 done
 # The spinner's CPU: its idle share is the known answer, near 0.
 kind "known answer"
