@@ -184,7 +184,7 @@ $(BUILD)/static/workloads/%: tests/workloads/%.c | $(BUILD)/static/workloads
 
 # Unit tests link the lib/ archive built with ASan+UBSan (and, for a
 # test of BPF code, its skeleton).
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(SAN_LIB_A) | $(BUILD)/tests/unit
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_HDRS) $(wildcard tools/*/*.h) $(SAN_LIB_A) | $(BUILD)/tests/unit
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/unit -I$(OBJ)/tests $(TOOL_INCS) $< $(SAN_LIB_A) $(LDLIBS) -lpthread -o $@
 

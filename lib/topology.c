@@ -455,6 +455,42 @@ static int load_nodes(struct loader *ld)
 	return 0;
 }
 
+/*
+ * Asymmetric CPU capacity, the condition under which the scheduler builds
+ * an SD_ASYM_CPUCAPACITY domain and select_idle_sibling() runs
+ * select_idle_capacity(): the online CPUs' cpu_capacity files differ.
+ * Only arm64 and RISC-V write the files; x86 hybrid parts do not, and
+ * their kernels do not enable the asymmetric path either.
+ */
+static int load_capacity(struct loader *ld)
+{
+	struct topology *t = ld->t;
+	long first = -1;
+
+	for (int cpu = cpumask_next(&t->online, -1); cpu >= 0;
+	     cpu = cpumask_next(&t->online, cpu)) {
+		long capacity;
+		char *end;
+
+		if (set_path(ld, "/devices/system/cpu/cpu%d/cpu_capacity", cpu))
+			return -1;
+		if (read_text(ld)) {
+			if (file_is_missing())
+				return 0;
+			return load_fail(ld, "reading %s failed: %s", ld->path,
+					 strerror(errno));
+		}
+		capacity = strtol(ld->text, &end, 10);
+		if (end == ld->text)
+			return load_fail(ld, "%s does not hold a number", ld->path);
+		if (first < 0)
+			first = capacity;
+		else if (capacity != first)
+			t->asym_capacity = true;
+	}
+	return 0;
+}
+
 int topology_load(struct topology *t, const char *sysfs_root, char *err,
 		  size_t errlen)
 {
@@ -485,6 +521,8 @@ int topology_load(struct topology *t, const char *sysfs_root, char *err,
 		ret = load_llcs(&ld);
 	if (!ret)
 		ret = load_nodes(&ld);
+	if (!ret)
+		ret = load_capacity(&ld);
 	free(ld.text);
 	if (ret)
 		topology_free(t);

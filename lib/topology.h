@@ -8,6 +8,7 @@
 #ifndef SCHEDSCAN_TOPOLOGY_H
 #define SCHEDSCAN_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cpumask.h"
@@ -30,6 +31,7 @@ struct topology {
 	struct cpumask *node_cpus; /* [nr_nodes]  index = node id, may have holes -> empty masks */
 	int llc_level;             /* cache level used as LLC (highest level found, usually 3) */
 	int smt_width;             /* max siblings per core */
+	bool asym_capacity;        /* online CPUs' cpu_capacity differ (arm64) */
 };
 
 /*

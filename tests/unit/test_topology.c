@@ -441,6 +441,41 @@ static void test_vm_hotplug_slots(void)
 	drop_machine(&m);
 }
 
+/*
+ * arm64 big.LITTLE: cpu_capacity 446 and 1024, the asymmetric-capacity
+ * case sisscan cannot decode; the same tree with equal capacities, and
+ * the x86 trees without the file, are symmetric.
+ */
+static void test_asym_capacity(void)
+{
+	struct machine m;
+	const struct topology *t = &m.t;
+
+	if (load_machine("arm-big-little", &m)) {
+		check_invariants(t);
+		CHECK(t->asym_capacity);
+		CHECK_INT(t->smt_width, 1);
+		CHECK_INT(t->nr_llcs, 1);
+		topology_free(&m.t);
+		for (int cpu = 4; cpu < 8; cpu++) {
+			char path[64];
+
+			snprintf(path, sizeof(path),
+				 "devices/system/cpu/cpu%d/cpu_capacity", cpu);
+			write_file(&m, path, "446\n");
+		}
+		CHECK_INT(topology_load(&m.t, m.root, NULL, 0), 0);
+		CHECK(!t->asym_capacity);
+		topology_free(&m.t);
+		write_file(&m, "devices/system/cpu/cpu3/cpu_capacity", "big\n");
+		CHECK_INT(topology_load(&m.t, m.root, NULL, 0), -1);
+	}
+	drop_machine(&m);
+	if (load_machine("xeon-8260-2s", &m))
+		CHECK(!t->asym_capacity);
+	drop_machine(&m);
+}
+
 static int count_cpu_dirs(void)
 {
 	struct dirent *entry;
@@ -586,6 +621,7 @@ UNIT_MAIN(UNIT_TEST(test_xeon_8260_2s),
 	  UNIT_TEST(test_offline_hole),
 	  UNIT_TEST(test_offline_cpu_in_stale_lists),
 	  UNIT_TEST(test_vm_hotplug_slots),
+	  UNIT_TEST(test_asym_capacity),
 	  UNIT_TEST(test_real_host),
 	  UNIT_TEST(test_env_root),
 	  UNIT_TEST(test_missing_root),

@@ -15,6 +15,8 @@
 #   SCHEDSCAN_BIN       where the tools are, default /schedscan
 #   SCHEDSCAN_MUTATIONS comma list: run only the mutation selftest's checks,
 #                       once per mutation (test-build tools, lib/mutation.h)
+#   SCHEDSCAN_SMT=1     run only the SMT stage checks (sis_smt_checks; the
+#                       guest must have SMT pairs {0,1} {2,3} in LLC {0-3})
 
 BIN=${SCHEDSCAN_BIN:-/schedscan}
 WL=$BIN/workloads
@@ -642,24 +644,33 @@ FEATURES=/sys/kernel/debug/sched/features
 # false positives in at most 10% (a kworker on CPU 2, which stays in the
 # filter until CPU 2's next tick; seen 7, 12 and 16 of 400 on 6.1). A
 # model whose bits never change fails both ways.
+# The overloaded model (the SIS_FILTER draft's mask, set at each tick of a
+# CPU running more than one task at over imbalance_pct utilisation) in the
+# same run: CPUs 1 and 3 run two pinned spinners each, so their ticks put
+# them in the mask; CPU 0 runs the waker alone and CPU 2 nothing. So the
+# model lets 0 and 2 through: one false positive per audit (busy CPU 0,
+# 90-110%), no false negative (at most 2%). A model whose ticks are never
+# seen (the 6.1 tick callback, issue 9) lets all four through: 3 FP per audit.
 sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed landed2" in $W/agree
     mode=$1
     desc="sisscan --mode $mode: wakeups from a busy CPU 0 land on idle CPU 2 at scan depth 2"
     fdesc="sisscan --mode $mode --filter unoccupied: the v4 model passes idle CPU 2 and no busy CPU"
+    odesc="sisscan --mode $mode --filter overloaded: the draft's mask hides the doubly loaded CPUs 1 and 3, not idle CPU 2"
     out=$W/known.$mode.json
     n=400
     KIND="known answer"
     if ! echo NO_SIS_UTIL >"$FEATURES" 2>/dev/null; then
         notok "$desc # cannot turn SIS_UTIL off in $FEATURES"
         notok "$fdesc # cannot turn SIS_UTIL off in $FEATURES"
+        notok "$odesc # cannot turn SIS_UTIL off in $FEATURES"
         return
     fi
-    for c in 1 3; do
+    for c in 1 1 3 3; do
         "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
         LOAD_PIDS="$LOAD_PIDS $!"
     done
     sisscan_around "$out" "$W/known.err" "\"$WL/wakeloop\" -c 0 -n $n >\"$W/wakeloop.out\" 2>&1" \
-        --mode "$mode" --comm wakeloop --linear --filter unoccupied
+        --mode "$mode" --comm wakeloop --linear --filter unoccupied,overloaded
     stop_load
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$out")
@@ -693,6 +704,15 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         ok "$fdesc (fp $fp, fn $fn over $audits audits)"
     else
         notok "$fdesc # exit $rc: audits '$audits' fp '$fp' (at most 10%) fn '$fn' (at most 2%)"
+    fi
+    ofp=$(json_metric "$summary" filter_overloaded_fp)
+    ofn=$(json_metric "$summary" filter_overloaded_fn)
+    if [ "$rc" = 0 ] && [ -n "$ofp" ] && [ -n "$ofn" ] && [ "${audits:-0}" -ge $((n * 95 / 100)) ] &&
+       [ $((ofp * 10)) -ge $((audits * 9)) ] && [ $((ofp * 10)) -le $((audits * 11)) ] &&
+       [ $((ofn * 50)) -le "$audits" ]; then
+        ok "$odesc (fp $ofp, fn $ofn over $audits audits: busy CPU 0 passes, 1 and 3 hidden)"
+    else
+        notok "$odesc # exit $rc: audits '$audits' fp '$ofp' (90-110%: CPU 0 only) fn '$ofn' (at most 2%)"
     fi
 }
 
@@ -763,6 +783,47 @@ sis_audit() {  # MODE
     fi
 }
 
+# SIS_UTIL's two effects, in the tiers that decode (wakeloop -c 0, SIS_UTIL
+# on, as by default). update_idle_cpu_scan() (6.1 fair.c, periodic balancing
+# of the LLC domain) sets nr_idle_scan = 0 once the LLC's utilisation passes
+# 100/imbalance_pct (85% for 117):
+#   saturated: a spinner on each of CPUs 0-3 (LLC {0-3}), so every search
+#     returns target with no probe: sis_util_skipped and nr_idle_scan = 0
+#     in at least 90% of them.
+#   limited: spinners on 1 and 2, CPU 3 idle: nr_idle_scan is about 2 and the
+#     scan from 1 is cut before 3, or reaches it. An unlimited scan would
+#     always find 3, so every scan that probed and failed is one the limit
+#     cut: sis_util_limited = sis_domain_failed (2% + 2), each a missed idle
+#     CPU. (The sleeper goes to sleep on CPU 0, or, pulled away by an idle
+#     CPU of the other node now and then, elsewhere: the counts are bound by
+#     what wakeloop says.)
+sis_util_checks() {  # MODE
+    mode=$1
+    KIND="known answer"
+    smt_run "$mode" saturated "0 1 2 3" 0 -c 0 -n 200
+    skipped=$(json_metric "$summary" sis_util_skipped)
+    zero=$(smt_hist "$summary" nr_idle_scan 0)
+    slept0=$(wl_count "$wl" slept 0)
+    smt_verdict "sisscan --mode $mode: SIS_UTIL, a saturated LLC: nr_idle_scan 0 and the scan skipped" \
+        "sis_util_skipped '$skipped', nr_idle_scan 0: '$zero', of '$search' searches; slept on CPU 0: '$slept0' of 200" \
+        util_saturated_answer
+    smt_run "$mode" limited "1 2" 0 -c 0 -n 400
+    limited=$(json_metric "$summary" sis_util_limited)
+    failed=$(json_metric "$summary" sis_domain_failed)
+    missed=$(json_metric "$summary" missed_idle)
+    smt_verdict "sisscan --mode $mode: SIS_UTIL, CPU 3 idle: every failed scan is one the limit cut" \
+        "sis_util_limited '$limited', sis_domain_failed '$failed', missed_idle '$missed' of '$search' searches, nr_idle_scan hist $(printf '%s\n' "$summary" | grep -o '"nr_idle_scan":{"hist":{[^]]*' | grep -o '"low":[0-9]*,"high":[0-9]*,"count":[0-9]*' | sed 's/"low":\([0-9]*\),"high":[0-9]*,"count":/\1:/' | tr '\n' ' ')" \
+        util_limited_answer
+}
+util_saturated_answer() {
+    [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$skipped" ] && [ -n "$zero" ] &&
+        [ $(( skipped * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( zero * 10 )) -ge $(( slept0 * 9 )) ]
+}
+util_limited_answer() {
+    [ "$rc" = 0 ] && [ "${search:-0}" -gt 0 ] && [ -n "$limited" ] && [ -n "$failed" ] &&
+        within "$limited" "$failed" && [ "${missed:-0}" -ge $(( limited * 9 / 10 )) ]
+}
+
 sis_checks() {
     for mode in $MODES; do sis_audit "$mode"; done
     KIND=behaviour
@@ -781,6 +842,9 @@ sis_checks() {
     fi
     : >"$W/agree"
     for mode in $MODES; do sis_known_answer "$mode"; done
+    for mode in $MODES; do
+        case $mode in fentry|kprobe) sis_util_checks "$mode" ;; esac
+    done
     # The tiers measured the same workload: their common numbers agree
     # (sis_search within 2%, domain searches within 5%, the depth-2 share
     # within 10 points: each run has its own few kworker-disturbed
@@ -801,6 +865,155 @@ sis_checks() {
             *) notok "sisscan tiers agree on one workload # ${verdict#fail}: $tiers" ;;
         esac
     fi
+}
+
+# ------------------------------------------------ sisscan: the SMT stages
+# The SMT boot (tests/vm/vmcheck.sh, -smp 8,sockets=2,cores=2,threads=2,
+# SCHEDSCAN_SMT=1): cores {0,1} {2,3} share LLC {0-3}. Three wakeloop
+# scenarios whose outcome the source of select_idle_sibling() fixes
+# (6.1 fair.c select_idle_core() L6672-6697, select_idle_smt() L6703-6720,
+# select_idle_cpu() L6751-6835, select_idle_sibling() L6910-7010; the same
+# code in 6.12), in the tiers that decode the stages. The expected counts
+# come from what wakeloop reports: the wakeups whose sleeper went to sleep
+# where the scenario wants it ("slept CPU N"; balancing moves it now and
+# then) and where it landed ("landed CPU N").
+#   idle core:  waker and sleeper on CPU 0, the rest idle. S1 finds 0 busy;
+#     test_idle_cores() is true (core {2,3} idle), so no S7 and the scan
+#     runs select_idle_core() from 1: core {0,1} probes 0 (busy) and 1
+#     (idle, remembered), core {2,3} probes 2 and 3, both idle: core 2 is
+#     returned. A domain hit at depth 4 on CPU 2, neither the last probe
+#     (3) nor the first idle one (1).
+#   idle sibling: the same with spinners on 2 and 3 and a waker that never
+#     idles (-b), so no core is ever idle: S7's select_idle_smt(prev = 0)
+#     skips 0 and probes 1, idle: sis_smt_hit, on CPU 1.
+#   prev skipped: waker spinning on 0, sleeper sleeping on 1 (-p 1) next to
+#     a spinner, a spinner on 3, SIS_UTIL off. Pipe wakeups are sync and
+#     the waker is alone on 0, so wake_affine() picks target 0; S2 probes
+#     prev 1 (busy); S7 probes 0 only (prev skipped); the scan from 1
+#     probes 1, then 2 (idle): depth 2 on CPU 2. A decoder that let S7
+#     take prev would report depth 1.
+smt_hist() {  # smt_hist SUMMARY NAME VALUE -> the count of linear slot VALUE
+    printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
+        sed -n "s/.*{\"low\":$3,\"high\":$3,\"count\":\([0-9]*\)}.*/\1/p"
+}
+wl_count() {  # wl_count FILE landed|slept CPU
+    awk -v k="$2" -v c="$3" '$1 == k && $2 == c { print $3 }' "$1"
+}
+within() {  # within A B: |A - B| <= 2% of B + 2
+    [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
+}
+smt_run() {  # smt_run MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1) WAKELOOP ARGS...
+    sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
+    shift 4
+    if [ "$sr_noutil" = 1 ]; then echo NO_SIS_UTIL >"$FEATURES"; fi
+    for c in $sr_spin; do
+        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
+        LOAD_PIDS="$LOAD_PIDS $!"
+    done
+    wl=$W/smt.$sr_tag.$sr_mode.wl
+    sisscan_around "$W/smt.$sr_tag.$sr_mode.json" "$W/smt.err" "\"$WL/wakeloop\" $* >\"$wl\" 2>&1" \
+        --mode "$sr_mode" --comm wakeloop --linear
+    stop_load
+    echo SIS_UTIL >"$FEATURES"
+    summary=$(json_summary "$W/smt.$sr_tag.$sr_mode.json")
+    search=$(json_metric "$summary" sis_search)
+    note "  $sr_mode $sr_tag: sis_search=$search target_idle=$(json_metric "$summary" sis_target_idle) prev_idle=$(json_metric "$summary" sis_prev_idle) smt_hit=$(json_metric "$summary" sis_smt_hit) domain_hit=$(json_metric "$summary" sis_domain_hit) domain_failed=$(json_metric "$summary" sis_domain_failed) scan_skipped=$(json_metric "$summary" sis_scan_skipped) undecoded=$(json_metric "$summary" sis_undecoded) sis_scanned=$(json_metric "$summary" sis_scanned); wakeloop: $(tr '\n' ' ' <"$wl")"
+}
+# smt_verdict DESC DETAIL CHECK: ok or not ok by the CHECK function.
+smt_verdict() {
+    if "$3"; then
+        ok "$1 ($2)"
+    else
+        notok "$1 # exit $rc: $2"
+        tail -n 3 "$W/smt.err" | diag 3
+    fi
+}
+# Each scenario's answer, its counts bound by what wakeloop reported.
+idle_core_answer() {
+    [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed2" ] && [ -n "$failed" ] &&
+        [ $(( ${hit:-0} * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] &&
+        within "${depth4:-0}" "$landed2" && [ $(( failed * 50 )) -le $(( ${search:-0} + 100 )) ]
+}
+idle_sibling_answer() {
+    [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed1" ] && [ -n "$smt" ] &&
+        [ $(( smt * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( landed1 * 10 )) -ge $(( n * 9 )) ] &&
+        within "$smt" "$landed1"
+}
+undecoded_rare() {
+    [ "$rc" = 0 ] && [ "${search:-0}" -ge 5000 ] && [ -n "$undecoded" ] &&
+        [ $(( undecoded * 1000 )) -le "$search" ]
+}
+prev_skipped_answer() {
+    [ "$rc" = 0 ] && [ -n "$slept1" ] && [ -n "$landed2" ] && [ -n "$depth2" ] &&
+        [ $(( ${hit:-0} * 10 )) -ge $(( slept1 * 9 )) ] && [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] &&
+        within "$depth2" "$landed2"
+}
+sis_smt_checks() {
+    KIND="known answer"
+    n=400
+    siblings=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)
+    if [ "$siblings" != "0-1" ] && [ "$siblings" != "0,1" ]; then
+        for mode in fentry kprobe; do
+            for what in "an idle core found by select_idle_core()" "no idle core: select_idle_smt()" \
+                        "select_idle_smt() skips prev" "guest, pingpong and hackbench"; do
+                skip "sisscan --mode $mode: SMT, $what" "CPU 0's siblings are '$siblings', not 0-1: this kernel shows the guest no SMT"
+            done
+        done
+        return
+    fi
+    if [ ! -w "$FEATURES" ]; then
+        notok "sisscan SMT known answers # no $FEATURES to turn SIS_UTIL off"
+        return
+    fi
+    # The shell, the tool and their children start on the other node, so
+    # that nothing of theirs holds CPU 1 or 2 at a wakeup; the workloads
+    # pin themselves where each scenario wants them. The spinning waker
+    # settles 2 ms, not 0.3: at 0.3 ms up to 23% of the wakeups found
+    # CPU 1 busy, we think still moving the sleeper to CPU 0 (its stopper
+    # thread), which TCG's round-robin vCPUs can delay that long.
+    taskset -p -c 4-7 $$ >/dev/null
+    for mode in fentry kprobe; do
+        smt_run "$mode" core "" 0 -c 0 -n $n
+        hit=$(json_metric "$summary" sis_domain_hit)
+        failed=$(json_metric "$summary" sis_domain_failed)
+        depth4=$(smt_hist "$summary" scan_depth 4)
+        slept0=$(wl_count "$wl" slept 0); landed2=$(wl_count "$wl" landed 2)
+        smt_verdict "sisscan --mode $mode: SMT, an idle core found by select_idle_core() is a domain hit at depth 4" \
+            "domain_hit '$hit', depth 4: '$depth4', failed '$failed' of '$search' searches; slept on 0: '$slept0', landed on CPU 2: '$landed2' of $n" \
+            idle_core_answer
+
+        smt_run "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
+        smt=$(json_metric "$summary" sis_smt_hit)
+        slept0=$(wl_count "$wl" slept 0); landed1=$(wl_count "$wl" landed 1)
+        smt_verdict "sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)" \
+            "smt_hit '$smt' of '$search' searches, sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0', landed on CPU 1: '$landed1' of $n" \
+            idle_sibling_answer
+
+        smt_run "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
+        hit=$(json_metric "$summary" sis_domain_hit)
+        depth2=$(smt_hist "$summary" scan_depth 2)
+        slept1=$(wl_count "$wl" slept 1); landed2=$(wl_count "$wl" landed 2)
+        smt_verdict "sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2" \
+            "depth 2: '$depth2' of '$search' searches, domain_hit '$hit'; slept on 1: '$slept1', landed on CPU 2: '$landed2' of $n" \
+            prev_skipped_answer
+    done
+    taskset -p -c 0-7 $$ >/dev/null
+    # Ordinary loads on the SMT guest: the grammar covers what they do.
+    for mode in fentry kprobe; do
+        desc="sisscan --mode $mode: SMT, guest, pingpong and hackbench: sis_undecoded under 0.1% of searches"
+        if ! command -v hackbench >/dev/null; then
+            notok "$desc # no hackbench in the guest image (rt-tests on the host)"
+            continue
+        fi
+        sisscan_around "$W/smt.mix.$mode.json" "$W/smt.err" \
+            "\"$WL/pingpong\" -n 10000 >/dev/null 2>&1; hackbench -g 2 -l 50 >/dev/null 2>&1; hackbench -g 2 -l 50 -T -s 64 >/dev/null 2>&1" \
+            --mode "$mode"
+        summary=$(json_summary "$W/smt.mix.$mode.json")
+        search=$(json_metric "$summary" sis_search)
+        undecoded=$(json_metric "$summary" sis_undecoded)
+        smt_verdict "$desc" "undecoded '$undecoded' of '$search' searches (at least 5000: a quarter of pingpong's 20000 wakeups, 6.12 handles many in place); smt_hit '$(json_metric "$summary" sis_smt_hit)', domain_hit '$(json_metric "$summary" sis_domain_hit)', domain_failed '$(json_metric "$summary" sis_domain_failed)'" \
+            undecoded_rare
+    done
 }
 
 # The mutation selftest's guest boot (tests/vm/selftest-mutations.sh):
@@ -827,6 +1040,8 @@ run_mutations() {
 
 if [ -n "${SCHEDSCAN_MUTATIONS:-}" ]; then
     run_mutations
+elif [ "${SCHEDSCAN_SMT:-0}" = 1 ]; then
+    sis_smt_checks
 else
     for tool in $TOOLS; do
         for mode in $MODES; do

@@ -106,6 +106,16 @@ if [ "$with_bpftool" = 1 ]; then
     fi
 fi
 
+# hackbench (rt-tests) for the SMT guest's undecoded-rate check
+hb=$(command -v hackbench || true)
+if [ -n "$hb" ]; then
+    mkdir -p "$stage/usr/bin"
+    cp -L "$hb" "$stage/usr/bin/hackbench"
+    is_dynamic "$hb" && copy_libs "$hb"
+else
+    echo "mkinitramfs: note: no hackbench on the host (rt-tests); the SMT guest's hackbench check will fail" >&2
+fi
+
 cp "$init" "$stage/init"
 cp "$tests" "$stage/schedscan/guest-tests.sh"
 chmod 755 "$stage/init" "$stage/schedscan/guest-tests.sh"

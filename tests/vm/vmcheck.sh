@@ -13,7 +13,7 @@
 #
 # Environment:
 #   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
-#   VM_TIMEOUT     seconds per guest before it counts as hung (default 420)
+#   VM_TIMEOUT     seconds per guest before it counts as hung (default 600)
 #   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
 #                  SCHEDSCAN_BUILD defaults to build)
 #   VM_OUT         output directory (default $SCHEDSCAN_BUILD/vm)
@@ -21,6 +21,8 @@
 #   VM_TOOLS, VM_MODES   comma lists passed to the guest (default all tools, all modes)
 #   VM_DURATION    --duration of each tool run in the guest (default 3)
 #   VM_CMDLINE     extra kernel command line words (e.g. "loglevel=7")
+#   VM_SMT=0       no SMT boots (default: one per kernel, -smp 8,sockets=2,cores=2,threads=2,
+#                  running only the SMT stage checks)
 #   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
 #   VM_ACCEL, VM_CPU, VM_CONSOLE  passed to run-guest.sh
 set -euo pipefail
@@ -31,7 +33,7 @@ build=${SCHEDSCAN_BUILD:-$repo/build}   # set by tests/run-suites.sh
 static=${VM_STATIC:-$build/static}
 out=${VM_OUT:-$build/vm}
 kcache=${VM_KERNEL_CACHE:-$build/vm/kernels}
-export VM_TIMEOUT=${VM_TIMEOUT:-420}
+export VM_TIMEOUT=${VM_TIMEOUT:-600}
 t_start=$(date +%s)
 
 # Variables that run fewer checks than the full suite: say so, loudly, so
@@ -155,16 +157,35 @@ record() {  # record KVER RESULT(ok|not ok) DESC
     return 0
 }
 
-run_one() {  # run_one SERIES KVER
-    local series=$1 kver=$2 gout log rc t0 el line res desc plan seen=0 err
-    gout=$out/out/$kver
+# expect_named LABEL LOG WHAT PATTERN...: every PATTERN names a guest result
+# (the guest's plan is its own count: a check that vanished from the guest
+# would not show there).
+expect_named() {
+    local label=$1 log=$2 what=$3 want missing="" n=0
+    shift 3
+    for want in "$@"; do
+        n=$((n + 1))
+        tr -d '\r' < "$log" | grep -q -E "^(ok|not ok) [0-9]+ - $want" || missing="$missing '$want'"
+    done
+    if [ -n "$missing" ]; then
+        tap_notok "$label: every expected $what ran # missing:$missing"
+    else
+        tap_ok "$label: every expected $what ran ($n kinds by name)"
+    fi
+}
+
+run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL its name
+    local series=$1 kver=$2 label=${3:-$2} smp=${4:-} gout log rc t0 el line res desc plan seen=0 err
+    shift $(( $# < 4 ? $# : 4 ))
+    local extra=("$@")
+    gout=$out/out/$label
     mkdir -p "$gout"
     log=$gout/console.log
-    KVERS+=("$kver")
-    echo "# ---- guest $kver ----"
+    KVERS+=("$label")
+    echo "# ---- guest $label ----"
     t0=$(date +%s)
     set +e
-    VM_LOG=$log "$here/run-guest.sh" "$kcache/$kver" "$initrd" "${cmdline[@]}" > "$gout/run-guest.log" 2>&1
+    VM_SMP=${smp:-${VM_SMP:-}} VM_LOG=$log "$here/run-guest.sh" "$kcache/$kver" "$initrd" "${cmdline[@]}" "${extra[@]}" > "$gout/run-guest.log" 2>&1
     rc=$?
     set -e
     el=$(( $(date +%s) - t0 ))
@@ -180,8 +201,8 @@ run_one() {  # run_one SERIES KVER
             *) continue ;;
         esac
         seen=$((seen + 1))
-        record "$kver" "$res" "$desc"
-        if [ "$res" = ok ]; then tap_ok "$kver: $desc"; else tap_notok "$kver: $desc"; fi
+        record "$label" "$res" "$desc"
+        if [ "$res" = ok ]; then tap_ok "$label: $desc"; else tap_notok "$label: $desc"; fi
     done < <(tr -d '\r' < "$log" | awk '/^=== SCHEDSCAN GUEST BEGIN/ { on = 1; next }
                                         /^=== SCHEDSCAN GUEST END/ { on = 0 }
                                         /^=== SCHEDSCAN FILE BEGIN/ { skip = 1 }
@@ -189,45 +210,49 @@ run_one() {  # run_one SERIES KVER
                                         on && !skip')
 
     if [ $rc -ne 0 ]; then
-        GUEST_FAILED[$kver]=1
-        tap_notok "$kver: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: [^:]*: //')"
+        GUEST_FAILED[$label]=1
+        tap_notok "$label: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: [^:]*: //')"
         grep -v 'FAIL:' "$gout/run-guest.log" | comment
-        echo "vmcheck: $kver: FAILED after ${el}s (console log: $log)"
+        echo "vmcheck: $label: FAILED after ${el}s (console log: $log)"
         return
     fi
     # The guest's plan is its own count: a check that vanished from the
     # guest would not show there. A full run must contain these by name.
-    if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ]; then
-        local want missing=""
-        for want in 'sisscan --mode fentry \(' 'sisscan --mode kprobe \(' 'sisscan --mode tracepoint \(' \
-                    'idlebal --mode fentry \(' 'idlebal --mode kprobe \(' 'idlebal --mode tracepoint \(' \
-                    'numascan --mode fentry \(' 'numascan --mode kprobe \(' 'numascan --mode tracepoint \(' \
-                    'sisscan select_task_rq_fair_calls \[fentry\]' 'sisscan select_task_rq_fair_calls \[kprobe\]' \
-                    'sisscan sis_search \[fentry\]' 'sisscan sis_search \[kprobe\]' \
-                    'sisscan idle_probes \[fentry\]' 'sisscan idle_probes \[kprobe\]' \
-                    'sisscan wakeups \[(tp_btf|raw_tp|tracepoint)\]' \
-                    'idlebal load_balance_calls \[fentry\]' 'idlebal load_balance_calls \[kprobe\]' \
-                    'idlebal cpus.idle_ns within' \
-                    'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
-                    'numascan vma_skips' \
-                    'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
-                    'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied: ' \
-                    'sisscan --mode (fentry|kprobe|tracepoint): no missed idle CPU' \
-                    'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal'; do
-            tr -d '\r' < "$log" | grep -q -E "^(ok|not ok) [0-9]+ - $want" || missing="$missing '$want'"
-        done
-        if [ -n "$missing" ]; then
-            tap_notok "$kver: every expected guest check ran # missing:$missing"
-        else
-            tap_ok "$kver: every expected guest check ran (26 kinds by name)"
-        fi
+    if [ "$label" != "$kver" ]; then
+        expect_named "$label" "$log" "SMT check" \
+            'sisscan --mode (fentry|kprobe): SMT, an idle core' \
+            'sisscan --mode (fentry|kprobe): SMT, no idle core' \
+            'sisscan --mode (fentry|kprobe): SMT, select_idle_smt\(\) skips prev' \
+            'sisscan --mode (fentry|kprobe): SMT, guest, pingpong and hackbench'
+    elif [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ]; then
+        expect_named "$label" "$log" "guest check" \
+            'sisscan --mode fentry \(' 'sisscan --mode kprobe \(' 'sisscan --mode tracepoint \(' \
+            'idlebal --mode fentry \(' 'idlebal --mode kprobe \(' 'idlebal --mode tracepoint \(' \
+            'numascan --mode fentry \(' 'numascan --mode kprobe \(' 'numascan --mode tracepoint \(' \
+            'sisscan select_task_rq_fair_calls \[fentry\]' 'sisscan select_task_rq_fair_calls \[kprobe\]' \
+            'sisscan sis_search \[fentry\]' 'sisscan sis_search \[kprobe\]' \
+            'sisscan idle_probes \[fentry\]' 'sisscan idle_probes \[kprobe\]' \
+            'sisscan wakeups \[(tp_btf|raw_tp|tracepoint)\]' \
+            'idlebal load_balance_calls \[fentry\]' 'idlebal load_balance_calls \[kprobe\]' \
+            'idlebal cpus.idle_ns within' \
+            'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
+            'numascan vma_skips' \
+            'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
+            'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied: ' \
+            'sisscan --mode (fentry|kprobe|tracepoint) --filter overloaded: ' \
+            'sisscan --mode (fentry|kprobe|tracepoint): no missed idle CPU' \
+            'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
+            'sisscan --mode (fentry|kprobe): SIS_UTIL, a saturated LLC' \
+            'sisscan --mode (fentry|kprobe): SIS_UTIL, CPU 3 idle'
     fi
     if [ -z "$plan" ] || [ "$plan" != "$seen" ]; then
-        tap_notok "$kver: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"
+        tap_notok "$label: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"
     else
-        tap_ok "$kver: guest booted and finished (${el}s, $seen guest tests)"
+        tap_ok "$label: guest booted and finished (${el}s, $seen guest tests)"
     fi
 
+    # the host parsers' fixtures come from the standard boot
+    [ "$label" = "$kver" ] || { echo "vmcheck: $label: guest ran ${el}s (console log: $log)"; return; }
     for f in schedstat vmstat; do
         if err=$(extract_file "$log" "$f" "$gout/$f.txt"); then
             if [ "${VM_UPDATE_FIXTURES:-0}" = 1 ]; then
@@ -246,6 +271,14 @@ while read -r series kver; do
     [ -n "$kver" ] || continue
     run_one "$series" "$kver"
 done < "$kcache/selected"
+
+# The SMT boots: two threads per core, only the SMT stage checks (issue 9).
+if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ]; then
+    while read -r series kver; do
+        [ -n "$kver" ] || continue
+        run_one "$series" "$kver" "$kver-smt" "8,sockets=2,cores=2,threads=2" SCHEDSCAN_SMT=1
+    done < "$kcache/selected"
+fi
 
 # ------------------------------------------------------------- tier matrix
 if [ ${#KVERS[@]} -gt 0 ]; then

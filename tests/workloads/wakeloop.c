@@ -8,6 +8,12 @@
  * With spinners on the other CPUs this gives wakeups with a known answer:
  * the domain scan's depth, or a miss when SIS_UTIL stops the scan.
  *
+ * -p SLEEP_CPU: the sleeper sleeps on SLEEP_CPU instead (prev != waker,
+ * so wake_affine() runs; pipe wakeups are WF_SYNC, so with the waker
+ * alone on C it picks C as target). -b: the waker spins through the
+ * settle time and polls for the sleeper instead of blocking, so C never
+ * goes idle (its SMT core never looks idle to test_idle_cores()).
+ *
  * With -t THREADS instead: THREADS threads, thread i started on the i-th
  * CPU, each sleeping N times for SETTLE_US: timer wakeups, each on the
  * sleeper's own (idle) CPU, a case where SIS has nothing to miss.
@@ -18,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +37,8 @@
 #define MAX_CPUS 1024
 
 static int cpu = 0;
+static int sleep_cpu = -1;	/* -p; -1: the waker's */
+static int busy_settle;		/* -b */
 static long wakeups = 1000;
 static long settle_us = 300;
 static int go_pipe[2], ready_pipe[2];
@@ -39,7 +48,7 @@ static int timer_threads;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: wakeloop [-c CPU] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
+	fprintf(stderr, "usage: wakeloop [-c CPU] [-p SLEEP_CPU] [-b] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
 	exit(2);
 }
 
@@ -61,6 +70,18 @@ static void pin(int to)
 	}
 }
 
+static void spin_for(const struct timespec *span)
+{
+	struct timespec start, now;
+	long long ns = span->tv_sec * 1000000000LL + span->tv_nsec;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000000000LL +
+		 (now.tv_nsec - start.tv_nsec) < ns);
+}
+
 static void *sleeper(void *arg)
 {
 	char byte = 0;
@@ -68,7 +89,7 @@ static void *sleeper(void *arg)
 	(void)arg;
 	sleeper_tid = syscall(SYS_gettid);
 	for (long i = 0; i < wakeups; i++) {
-		pin(cpu);
+		pin(sleep_cpu >= 0 ? sleep_cpu : cpu);
 		pin(-1);
 		if (write(ready_pipe[1], &byte, 1) != 1)
 			exit(1);
@@ -133,10 +154,18 @@ int main(int argc, char **argv)
 	char byte = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "c:n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "bc:n:p:s:t:")) != -1) {
 		switch (opt) {
+		case 'b':
+			busy_settle = 1;
+			break;
 		case 'c':
 			cpu = atoi(optarg);
+			break;
+		case 'p':
+			sleep_cpu = atoi(optarg);
+			if (sleep_cpu < 0 || sleep_cpu >= MAX_CPUS)
+				usage();
 			break;
 		case 'n':
 			wakeups = atol(optarg);
@@ -168,11 +197,22 @@ int main(int argc, char **argv)
 	}
 	settle.tv_sec = settle_us / 1000000;
 	settle.tv_nsec = (settle_us % 1000000) * 1000;
+	if (busy_settle && fcntl(ready_pipe[0], F_SETFL, O_NONBLOCK)) {
+		perror("wakeloop: fcntl");
+		return 1;
+	}
 	for (long i = 0; i < wakeups; i++) {
-		if (read(ready_pipe[0], &byte, 1) != 1)
+		ssize_t got;
+
+		while ((got = read(ready_pipe[0], &byte, 1)) < 0 && errno == EAGAIN)
+			;
+		if (got != 1)
 			return 1;
 		/* Let the sleeper block in read() before it is woken. */
-		nanosleep(&settle, NULL);
+		if (busy_settle)
+			spin_for(&settle);
+		else
+			nanosleep(&settle, NULL);
 		if (write(go_pipe[1], &byte, 1) != 1)
 			return 1;
 	}

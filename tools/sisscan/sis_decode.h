@@ -15,7 +15,9 @@
  * and sis_decode_share_cache() from its hooks and sis_decode_finish() at
  * the function's exit, and tests/unit/test_sis_decode.c runs the very
  * same code on call sequences written down from the kernel source.
- * No loops, no globals, no library calls.
+ * No loops, no globals, no library calls: zero a decoder once before its
+ * first sis_decode_begin() (the BPF map values start zeroed), as the
+ * per-word generations below rely on it.
  */
 #ifndef SCHEDSCAN_SIS_DECODE_H
 #define SCHEDSCAN_SIS_DECODE_H
@@ -51,12 +53,42 @@ enum sis_outcome {
 	SIS_NR_OUTCOMES,
 };
 
+/* sis_decode_begin() flags: what user space knows of the machine. */
+enum sis_decode_flag {
+	SIS_DECODE_SMT = 1,	/* sched_smt_active(): a core has siblings */
+	SIS_DECODE_ASYM = 2,	/* asymmetric capacity: S5 replaces S7-S8 */
+};
+
+/*
+ * The CPUs the domain scan probed, and found idle, as bitmaps: an idle
+ * core scan returns the core the wrap loop reached, or the first idle
+ * (or sched-idle) allowed CPU it remembered, which need not be the last
+ * probe. A word is valid only when its generation is the decoder's, so
+ * begin clears nothing.
+ */
+#define SIS_DECODE_WORDS 128	/* SCHEDSCAN_MAX_CPUS / 64 */
+
+/*
+ * Hides an index from the optimiser, so that the bound test and the
+ * array access use the same register: the BPF verifier tracks the bound
+ * on the register that was compared, and clang otherwise tests the CPU
+ * number and recomputes the index from another copy. (GCC accepts it too.)
+ */
+#define SIS_DECODE_OPAQUE(x) __asm__ volatile("" : "+r"(x))
+
+struct sis_domain_word {
+	unsigned long long probed, idle;
+	unsigned int generation;
+	unsigned int pad;
+};
+
 struct sis_decoder {
 	int waker, prev, recent;	/* read at select_task_rq_fair() entry */
+	unsigned int flags;		/* enum sis_decode_flag */
+	unsigned int generation;	/* of this pass, for domain_words */
 	int target;			/* S1's CPU; -1 before */
 	int last_probe_cpu;
 	int smt_last_cpu;		/* last S7 probe; -1 before */
-	int domain_first_idle;		/* first S8 probe that found idle; -1 */
 	unsigned int stage;		/* enum sis_stage */
 	unsigned int last_probe_stage;	/* stage of the last probe */
 	unsigned int probes;		/* every available_idle_cpu() call */
@@ -66,18 +98,22 @@ struct sis_decoder {
 	int last_probe_idle;
 	int recent_probed;		/* S4 probed recent_used_cpu */
 	int prev_check_seen;		/* S2's (prev, target) check was made */
+	int smt_check_seen;		/* S7's check: no idle core (SMT only) */
+	int share_after_probe;		/* a cache check followed the last probe */
+	struct sis_domain_word domain_words[SIS_DECODE_WORDS];
 };
 
 static inline void sis_decode_begin(struct sis_decoder *d, int waker, int prev,
-				    int recent)
+				    int recent, unsigned int flags)
 {
+	d->generation++;
+	d->flags = flags;
 	d->waker = waker;
 	d->prev = prev;
 	d->recent = recent;
 	d->target = -1;
 	d->last_probe_cpu = -1;
 	d->smt_last_cpu = -1;
-	d->domain_first_idle = -1;
 	d->stage = SIS_ST_BEGIN;
 	d->last_probe_stage = SIS_ST_BEGIN;
 	d->probes = 0;
@@ -88,6 +124,27 @@ static inline void sis_decode_begin(struct sis_decoder *d, int waker, int prev,
 	d->last_probe_idle = 0;
 	d->recent_probed = 0;
 	d->prev_check_seen = 0;
+	d->smt_check_seen = 0;
+	d->share_after_probe = 0;
+}
+
+/* The domain-scan word of cpu, made current; NULL past SIS_DECODE_WORDS. */
+static inline struct sis_domain_word *sis_domain_word(struct sis_decoder *d,
+						      int cpu)
+{
+	unsigned int w = (unsigned int)cpu / 64;
+	struct sis_domain_word *word;
+
+	SIS_DECODE_OPAQUE(w);
+	if (w >= SIS_DECODE_WORDS)
+		return 0;
+	word = &d->domain_words[w];
+	if (word->generation != d->generation) {
+		word->generation = d->generation;
+		word->probed = 0;
+		word->idle = 0;
+	}
+	return word;
 }
 
 static inline unsigned int sis_probe_stage(const struct sis_decoder *d, int cpu,
@@ -122,8 +179,11 @@ static inline unsigned int sis_probe_stage(const struct sis_decoder *d, int cpu,
 		return cpu == d->recent ? SIS_ST_RECENT : SIS_ST_UNDECODED;
 	case SIS_ST_SMT_SHARE:
 	case SIS_ST_SMT:
-		/* select_idle_smt() walks prev's siblings in ascending order. */
-		if (smt_sibling_of_prev && cpu > d->smt_last_cpu)
+		/*
+		 * select_idle_smt(p, sd, prev) walks prev's siblings in
+		 * ascending order and skips prev itself (6.1, 6.12, 6.18).
+		 */
+		if (smt_sibling_of_prev && cpu != d->prev && cpu > d->smt_last_cpu)
 			return SIS_ST_SMT;
 		return SIS_ST_DOMAIN;
 	case SIS_ST_TARGET:
@@ -160,12 +220,21 @@ static inline void sis_decode_probe(struct sis_decoder *d, int cpu, int idle,
 		d->smt_probes++;
 		d->smt_last_cpu = cpu;
 		break;
-	case SIS_ST_DOMAIN:
+	case SIS_ST_DOMAIN: {
+		struct sis_domain_word *word = sis_domain_word(d, cpu);
+
 		d->domain_probes++;
-		if (idle && d->domain_first_idle < 0)
-			d->domain_first_idle = cpu;
+		if (!word) {
+			stage = SIS_ST_UNDECODED;
+			break;
+		}
+		word->probed |= 1ULL << ((unsigned int)cpu % 64);
+		if (idle)
+			word->idle |= 1ULL << ((unsigned int)cpu % 64);
 		break;
 	}
+	}
+	d->share_after_probe = 0;
 	d->stage = stage;
 	d->last_probe_stage = stage;
 	d->last_probe_cpu = cpu;
@@ -208,6 +277,8 @@ static inline void sis_decode_share_cache(struct sis_decoder *d, int a, int b,
 {
 	unsigned int stage = sis_share_stage(d, a, b);
 
+	/* The last probe's stage did not return: 6.12's prev_aff/recent. */
+	d->share_after_probe = 1;
 	switch (stage) {
 	case SIS_ST_WA_SHARE:
 		d->wa_shared = shared;
@@ -223,6 +294,8 @@ static inline void sis_decode_share_cache(struct sis_decoder *d, int a, int b,
 			stage = SIS_ST_RECENT;
 		break;
 	case SIS_ST_SMT_SHARE:
+		/* Made only when test_idle_cores(target) said no. */
+		d->smt_check_seen = 1;
 		/* No select_idle_smt(): what follows is the domain scan. */
 		if (!shared)
 			stage = SIS_ST_DOMAIN;
@@ -251,6 +324,35 @@ static inline unsigned int sis_stage_outcome(unsigned int stage)
 }
 
 /*
+ * The domain scan ran select_idle_core() on each core (test_idle_cores()
+ * said yes), so SIS_UTIL's nr never counted down: S7's cache check is
+ * made exactly when it said no, and on an SMT machine every pass that
+ * reaches S8 passes S7 first.
+ */
+static inline int sis_decode_idle_core_scan(const struct sis_decoder *d)
+{
+	return (d->flags & SIS_DECODE_SMT) && !d->smt_check_seen;
+}
+
+/* The domain scan probed cpu, and found it idle (idle_too). */
+static inline int sis_domain_probed(const struct sis_decoder *d, int cpu,
+				    int idle_too)
+{
+	unsigned int w = (unsigned int)cpu / 64;
+	const struct sis_domain_word *word;
+	unsigned long long bit;
+
+	SIS_DECODE_OPAQUE(w);
+	if (w >= SIS_DECODE_WORDS)
+		return 0;
+	word = &d->domain_words[w];
+	bit = 1ULL << ((unsigned int)cpu % 64);
+	if (word->generation != d->generation || !(word->probed & bit))
+		return 0;
+	return !idle_too || (word->idle & bit);
+}
+
+/*
  * select_task_rq_fair() returned ret. returned_unoccupied: ret was idle or
  * sched-idle when read at the exit (sched_idle_cpu() is static and makes
  * no call we can see, so a sched-idle hit shows as a busy probe).
@@ -258,20 +360,36 @@ static inline unsigned int sis_stage_outcome(unsigned int stage)
 static inline unsigned int sis_decode_finish(const struct sis_decoder *d, int ret,
 					     int returned_unoccupied)
 {
+	unsigned int outcome;
+
 	if (d->stage == SIS_ST_UNDECODED)
 		return SIS_OUT_UNDECODED;
 	/* No S1 probe: WF_CURRENT_CPU or energy-aware placement. */
 	if (d->target < 0)
 		return d->probes ? SIS_OUT_UNDECODED : SIS_OUT_NO_SIS;
-	/* Every stage returns at once on a hit, so the last probe decides. */
-	if (ret == d->last_probe_cpu && (d->last_probe_idle || returned_unoccupied))
-		return sis_stage_outcome(d->last_probe_stage);
-	/* select_idle_core() returns a remembered idle CPU, not the last one. */
-	if (d->domain_probes && ret == d->domain_first_idle)
-		return SIS_OUT_DOMAIN_HIT;
-	if (d->domain_probes)
-		return SIS_OUT_DOMAIN_FAILED;
-	return SIS_OUT_SCAN_SKIPPED;
+	/*
+	 * Every stage returns at once on a hit, so the last probe decides,
+	 * unless a cache check followed it: then its stage went on (6.12+
+	 * remembers an idle prev or recent outside target's cluster and
+	 * returns it only after a failed scan).
+	 */
+	if (ret == d->last_probe_cpu && !d->share_after_probe &&
+	    (d->last_probe_idle || returned_unoccupied))
+		outcome = sis_stage_outcome(d->last_probe_stage);
+	/* select_idle_core() returns a core or a remembered CPU, not the last. */
+	else if (d->domain_probes &&
+		 (sis_domain_probed(d, ret, 1) ||
+		  (returned_unoccupied && sis_domain_probed(d, ret, 0))))
+		outcome = SIS_OUT_DOMAIN_HIT;
+	else if (d->domain_probes)
+		outcome = SIS_OUT_DOMAIN_FAILED;
+	else
+		outcome = SIS_OUT_SCAN_SKIPPED;
+	/* select_idle_capacity() replaces S7-S8: no grammar for it. */
+	if ((d->flags & SIS_DECODE_ASYM) && outcome != SIS_OUT_TARGET_IDLE &&
+	    outcome != SIS_OUT_PREV_IDLE && outcome != SIS_OUT_RECENT_HIT)
+		return SIS_OUT_UNDECODED;
+	return outcome;
 }
 
 #endif

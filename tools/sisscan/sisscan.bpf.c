@@ -19,6 +19,10 @@
 
 /* Set by user space before load: no select hook, so the tracepoints estimate. */
 const volatile bool tp_placement = false;
+/* enum sis_decode_flag: SMT siblings, asymmetric capacity (from sysfs). */
+const volatile __u32 decode_flags;
+/* CPUs online: a wakee allowed on that many may use its whole LLC. */
+const volatile __u32 nr_online_cpus;
 
 SCHEDSCAN_COUNTER_MAP(counters, SISSCAN_NR_COUNTERS);
 
@@ -256,7 +260,7 @@ struct cpu_filter_state {
 	__u8 unoccupied_bit;	/* v4: in the filter (scanned) */
 	__u8 overloaded_bit;	/* draft: in the overloaded mask (skipped) */
 	__u8 occupied;		/* state as of change_ts */
-	__u8 pad;
+	__u8 seeded;		/* a tick, switch or audit has set the bits */
 };
 
 struct {
@@ -336,8 +340,28 @@ static __always_inline int filter_tick(struct hrtimer *timer)
 	state->overloaded_ts = now;
 	state->unoccupied_bit = rq_unoccupied(rq, 0, 0);
 	state->unoccupied_ts = now;
+	state->seeded = 1;
 	note_occupancy(cpu, now, !state->unoccupied_bit);
 	return 0;
+}
+
+/*
+ * A CPU no tick or switch has touched since the attach (a tick-less idle
+ * CPU) is in the state it was in at the attach: seed its bits from its
+ * runqueue, as the patches' masks start from the runqueues, rather than
+ * count it wrong until its first event.
+ */
+static __always_inline void seed_filter_state(struct cpu_filter_state *state,
+					      int cpu, bool unoccupied, __u64 now)
+{
+	struct rq *rq = cpu_rq_of(cpu);
+
+	state->seeded = 1;
+	state->unoccupied_bit = unoccupied;
+	state->unoccupied_ts = now;
+	state->overloaded_bit = rq && rq_overloaded(rq);
+	state->overloaded_ts = now;
+	state->occupied = !unoccupied;
 }
 
 /*
@@ -363,6 +387,10 @@ static __always_inline int filter_switch(struct task_struct *next)
 		occupied = 0;
 		state = filter_state_of(cpu);
 		if (state) {
+			/* Idle: not overloaded either, whatever the bit said. */
+			if (!state->seeded)
+				state->overloaded_ts = now;
+			state->seeded = 1;
 			state->unoccupied_bit = 1;
 			state->unoccupied_ts = now;
 		}
@@ -452,6 +480,9 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 	f &= 7;
 	if (!walk || !state || f >= SIS_NR_FILTERS)
 		return 0;
+	/* Seeding is an update too: the freeze mutation skips it. */
+	if (!state->seeded && schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
+		seed_filter_state(state, cpu, truth, walk->now);
 	pass = filter_passes(f, cpu, truth, state, walk, &age);
 	if (pass) {
 		walk->pass_count[f]++;
@@ -651,6 +682,9 @@ struct select_state {
 	struct task_struct *wakee;
 	__u64 start_ns;
 	__u32 active;
+	/* sd_llc_shared(target)->nr_idle_scan when S1 named target; -1: none */
+	int nr_idle_scan;
+	bool target_seen;
 };
 
 struct {
@@ -682,8 +716,10 @@ static __always_inline int select_enter(struct task_struct *wakee, int prev_cpu,
 	if (!state)
 		return 0;
 	sis_decode_begin(&state->decoder, bpf_get_smp_processor_id(), prev_cpu,
-			 BPF_CORE_READ(wakee, recent_used_cpu));
+			 BPF_CORE_READ(wakee, recent_used_cpu), decode_flags);
 	state->wakee = wakee;
+	state->nr_idle_scan = -1;
+	state->target_seen = false;
 	state->active = 1;
 	state->start_ns = bpf_ktime_get_ns();
 	return 0;
@@ -693,9 +729,18 @@ static __always_inline int idle_probe_seen(int cpu, int idle)
 {
 	struct select_state *state = this_select_state();
 
-	if (state && state->active)
-		sis_decode_probe(&state->decoder, cpu, idle,
-				 same_core(cpu, state->decoder.prev));
+	if (!state || !state->active)
+		return 0;
+	sis_decode_probe(&state->decoder, cpu, idle,
+			 same_core(cpu, state->decoder.prev));
+	/*
+	 * SIS_UTIL's budget as SIS starts (docs/sis-decoding.md), not at the
+	 * exit, by when load balancing may have rewritten it.
+	 */
+	if (!state->target_seen && state->decoder.target >= 0) {
+		state->target_seen = true;
+		state->nr_idle_scan = llc_nr_idle_scan(state->decoder.target);
+	}
 	return 0;
 }
 
@@ -708,27 +753,82 @@ static __always_inline int share_cache_seen(int a, int b, bool shared)
 	return 0;
 }
 
+/*
+ * S3: a per-CPU kthread waking a task whose prev is its own CPU, with
+ * nothing else queued there, gets prev back with no probe (6.1-6.18
+ * is_per_cpu_kthread(current) && in_task(); in_task() is not checked
+ * here, an interrupt on a kthread's CPU is rare). Not a scan skipped by
+ * SIS_UTIL.
+ */
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h, a #define */
+
+static __always_inline bool kthread_stacked(const struct sis_decoder *dec,
+					    int chosen)
+{
+	struct task_struct *current = (struct task_struct *)bpf_get_current_task();
+	struct rq *rq;
+
+	if (chosen != dec->prev || dec->prev != dec->waker)
+		return false;
+	if (!(BPF_CORE_READ(current, flags) & PF_KTHREAD) ||
+	    BPF_CORE_READ(current, nr_cpus_allowed) != 1)
+		return false;
+	rq = cpu_rq_of(dec->waker);
+	return rq && BPF_CORE_READ(rq, nr_running) <= 1;
+}
+
 static __always_inline bool outcome_is_domain_search(unsigned int outcome,
-						      int nr_idle_scan)
+						      int nr_idle_scan,
+						      bool stacked)
 {
 	/* A scan SIS_UTIL cut to zero CPUs still entered select_idle_cpu(). */
 	return outcome == SIS_OUT_DOMAIN_HIT || outcome == SIS_OUT_DOMAIN_FAILED ||
-	       (outcome == SIS_OUT_SCAN_SKIPPED && nr_idle_scan == 0);
+	       (outcome == SIS_OUT_SCAN_SKIPPED && nr_idle_scan == 0 && !stacked);
 }
 
-/* SIS_UTIL's limit, not the end of LLC & allowed, stopped a failed scan. */
+struct allowed_count {
+	const struct cpumask *cpus_allowed;
+	__u32 first, count;
+};
+
+static long count_allowed_cpu(__u64 index, void *ctx)
+{
+	struct allowed_count *walk = ctx;
+	int cpu = llc_cpu_at(walk->first, index);
+
+	if (cpu < 0)
+		return 1;
+	walk->count += cpumask_has(walk->cpus_allowed, cpu);
+	return 0;
+}
+
+/* |LLC(cpu) & p->cpus_ptr|: the CPUs select_idle_cpu() may visit. */
+static __always_inline __u32 llc_allowed_cpus(struct task_struct *p, int cpu)
+{
+	struct allowed_count walk = {};
+	__u32 weight = llc_weight(cpu);
+
+	if (BPF_CORE_READ(p, nr_cpus_allowed) >= nr_online_cpus)
+		return weight;
+	walk.cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
+	walk.first = llc_first_index(cpu);
+	bpf_loop(weight, count_allowed_cpu, &walk, 0);
+	return walk.count;
+}
+
+/*
+ * SIS_UTIL's limit, not the end of LLC & allowed, stopped a failed scan:
+ * nr_idle_scan CPUs probed out of more. An idle-core scan is never cut
+ * (select_idle_cpu() decrements nr only without one).
+ */
 static __always_inline bool scan_cut_by_limit(const struct sis_decoder *dec,
 					      struct task_struct *wakee,
 					      int nr_idle_scan)
 {
-	unsigned int candidates = llc_weight(dec->target);
-	unsigned int allowed = BPF_CORE_READ(wakee, nr_cpus_allowed);
-
-	if (nr_idle_scan <= 0 || dec->domain_probes < (unsigned int)nr_idle_scan)
+	if (nr_idle_scan <= 0 || dec->domain_probes < (unsigned int)nr_idle_scan ||
+	    sis_decode_idle_core_scan(dec))
 		return false;
-	if (allowed < candidates)
-		candidates = allowed;
-	return (unsigned int)nr_idle_scan < candidates;
+	return (unsigned int)nr_idle_scan < llc_allowed_cpus(wakee, dec->target);
 }
 
 static __always_inline int select_exit(int chosen)
@@ -770,9 +870,11 @@ static __always_inline int select_exit(int chosen)
 		    1 + dec->smt_probes + dec->domain_probes);
 	if (dec->recent_probed && outcome != SIS_OUT_RECENT_HIT)
 		counter_add(&counters, SISSCAN_SIS_RECENT_MISS, 1);
-	nr_idle_scan = llc_nr_idle_scan(dec->target);
+	nr_idle_scan = state->nr_idle_scan;
 	counts.target = dec->target;
-	counts.domain_search = outcome_is_domain_search(outcome, nr_idle_scan);
+	counts.domain_search = outcome_is_domain_search(outcome, nr_idle_scan,
+							outcome == SIS_OUT_SCAN_SKIPPED &&
+							kthread_stacked(dec, chosen));
 	counts.failed = counts.domain_search && outcome != SIS_OUT_DOMAIN_HIT;
 	counts.depth = dec->domain_probes;
 	count_breakdown((__u64)state->wakee, &counts);
@@ -829,10 +931,17 @@ int BPF_KRETPROBE(select_task_rq_fair__kretprobe, int chosen)
 	return select_exit(chosen);
 }
 
+/*
+ * fexit hands over the whole return register: the x86-64 ABI defines only
+ * its low 32 bits for an int and its low 8 for a bool, and the rest can
+ * hold anything (cpus_share_cache() ends in a sete, so a false result
+ * often read as true: 40% of hackbench's searches undecoded on the SMT
+ * guest). Take the register whole and keep the bits the type defines.
+ */
 SEC("fexit/available_idle_cpu")
-int BPF_PROG(available_idle_cpu__fexit, int cpu, int idle)
+int BPF_PROG(available_idle_cpu__fexit, int cpu, __u64 ret)
 {
-	return idle_probe_seen(cpu, idle);
+	return idle_probe_seen(cpu, (__u32)ret != 0);
 }
 
 /*
@@ -856,9 +965,9 @@ int BPF_KPROBE(available_idle_cpu__kprobe, int cpu)
 }
 
 SEC("fexit/cpus_share_cache")
-int BPF_PROG(cpus_share_cache__fexit, int a, int b, bool shared)
+int BPF_PROG(cpus_share_cache__fexit, int a, int b, __u64 ret)
 {
-	return share_cache_seen(a, b, shared);
+	return share_cache_seen(a, b, (__u8)ret != 0);
 }
 
 /* ... and sd_llc_id equality, i.e. the same learnt LLC. */
@@ -918,6 +1027,13 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	/* -C selects the wakee by the CPU it last ran on, as the filters do. */
 	if (!cpu_selected(task_cpu_of(wakee)) || !task_selected(wakee))
 		return 0;
+	/*
+	 * Still on a runqueue (6.12+: often a delayed dequeue): after this
+	 * tracepoint try_to_wake_up() takes ttwu_runnable() and selects no
+	 * CPU, so these never reach select_task_rq_fair().
+	 */
+	if (BPF_CORE_READ(wakee, on_rq))
+		counter_add(&counters, SISSCAN_WAKEUPS_IN_PLACE, 1);
 	counter_add(&counters, SISSCAN_WAKEUPS, 1);
 	if (!tp_placement)
 		return 0;

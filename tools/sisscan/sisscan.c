@@ -106,6 +106,13 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 static const struct metric_spec base_metrics[] = {
 	{ .name = "wakeups", .counter = SISSCAN_WAKEUPS,
 	  .needs = HOOK_BIT(HOOK_SCHED_WAKING) },
+	/*
+	 * Needs the wakee's task_struct: the classic sched_waking record has
+	 * none. The runqueue learner has no classic flavour, so with it
+	 * attached sched_waking got a BTF flavour (tp_btf, then raw_tp).
+	 */
+	{ .name = "wakeups_in_place", .counter = SISSCAN_WAKEUPS_IN_PLACE,
+	  .needs = HOOK_BIT(HOOK_SCHED_WAKING) | RUNQUEUES },
 	{ .name = "select_task_rq_fair_calls", .counter = SISSCAN_SELECT_CALLS,
 	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
 	DECODED("sis_search", SISSCAN_SIS_SEARCH, SISSCAN_TP_SIS_SEARCH),
@@ -354,6 +361,12 @@ static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 		return -1;
 	obj->rodata->nr_cpu_words = cpustate_words(ss->topo.nr_cpu_ids);
 	obj->rodata->tp_placement = tp_placement;
+	obj->rodata->decode_flags = (ss->topo.smt_width > 1 ? SIS_DECODE_SMT : 0) |
+				    (ss->topo.asym_capacity ? SIS_DECODE_ASYM : 0);
+	obj->rodata->nr_online_cpus = cpumask_weight(&ss->topo.online);
+	if (ss->topo.asym_capacity && !tp_placement)
+		fprintf(stderr, "sisscan: asymmetric CPU capacity: select_idle_capacity() "
+			"replaces the SMT and LLC scans, which are counted as sis_undecoded\n");
 	obj->rodata->breakdown = ss->args.per_cpu ? SIS_BY_CPU : SIS_BY_LLC;
 	obj->rodata->per_process = ss->args.per_process;
 	if (audit_setup(obj, ss->args.filters, ss->args.delay_ms,

@@ -100,6 +100,7 @@ struct sisscan_event {
  */
 enum sisscan_counter {
 	SISSCAN_WAKEUPS,		/* sched_waking of a selected task */
+	SISSCAN_WAKEUPS_IN_PLACE,	/* ... still queued: ttwu_runnable() */
 	SISSCAN_SELECT_CALLS,		/* select_task_rq_fair() calls */
 	SISSCAN_SIS_SEARCH,		/* ... for a wakeup, that ran SIS */
 	SISSCAN_IDLE_PROBES,		/* available_idle_cpu() calls inside those */
