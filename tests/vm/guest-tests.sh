@@ -1055,9 +1055,12 @@ fi
 # kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash
 KIND=behaviour
 dmesg > $W/dmesg.txt
-if grep -E -q 'BUG:|WARNING:|Oops|general protection|Call Trace:|RIP:|rcu_sched self-detected|soft lockup|hung_task' $W/dmesg.txt; then
+# A WARN() splat reads "WARNING: CPU: N PID: ..." (or "WARNING: at" on old
+# kernels); boot-time notes such as "RETBleed: WARNING: ..." are not one.
+splat='BUG:|WARNING: (CPU|at) |Oops|general protection|Call Trace:|RIP:|rcu_sched self-detected|soft lockup|hung_task'
+if grep -E -q "$splat" $W/dmesg.txt; then
     notok "kernel log clean (no BUG/WARNING/Oops)"
-    grep -E -B2 -A8 'BUG:|WARNING:|Oops|general protection|rcu_sched self-detected|soft lockup|hung_task' $W/dmesg.txt | diag 40
+    grep -E -B2 -A8 "$splat" $W/dmesg.txt | diag 40
 else
     ok "kernel log clean (no BUG/WARNING/Oops)"
 fi
