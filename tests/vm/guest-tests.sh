@@ -626,6 +626,43 @@ run_brackets() {  # run_brackets MODES
     done
 }
 
+# -------------------------------------- wakeloop scenarios, shared helpers
+hist_slot() {  # hist_slot SUMMARY NAME VALUE -> the count of linear slot VALUE
+    printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
+        sed -n "s/.*{\"low\":$3,\"high\":$3,\"count\":\([0-9]*\)}.*/\1/p"
+}
+wl_count() {  # wl_count FILE landed|slept CPU
+    awk -v k="$2" -v c="$3" '$1 == k && $2 == c { print $3 }' "$1"
+}
+within() {  # within A B: |A - B| <= 2% of B + 2
+    [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
+}
+wakeloop_scenario() {  # wakeloop_scenario MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1) WAKELOOP ARGS...
+    sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
+    shift 4
+    if [ "$sr_noutil" = 1 ]; then echo NO_SIS_UTIL >"$FEATURES"; fi
+    for c in $sr_spin; do
+        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
+        LOAD_PIDS="$LOAD_PIDS $!"
+    done
+    wl=$W/scenario.$sr_tag.$sr_mode.wl
+    sisscan_around "$W/scenario.$sr_tag.$sr_mode.json" "$W/scenario.err" "\"$WL/wakeloop\" $* >\"$wl\" 2>&1" \
+        --mode "$sr_mode" --comm wakeloop --linear
+    stop_load
+    echo SIS_UTIL >"$FEATURES"
+    summary=$(json_summary "$W/scenario.$sr_tag.$sr_mode.json")
+    search=$(json_metric "$summary" sis_search)
+    note "  $sr_mode $sr_tag: sis_search=$search target_idle=$(json_metric "$summary" sis_target_idle) prev_idle=$(json_metric "$summary" sis_prev_idle) smt_hit=$(json_metric "$summary" sis_smt_hit) domain_hit=$(json_metric "$summary" sis_domain_hit) domain_failed=$(json_metric "$summary" sis_domain_failed) scan_skipped=$(json_metric "$summary" sis_scan_skipped) undecoded=$(json_metric "$summary" sis_undecoded) sis_scanned=$(json_metric "$summary" sis_scanned); wakeloop: $(tr '\n' ' ' <"$wl")"
+}
+# scenario_verdict DESC DETAIL CHECK: ok or not ok by the CHECK function.
+scenario_verdict() {
+    if "$3"; then
+        ok "$1 ($2)"
+    else
+        notok "$1 # exit $rc: $2"
+        tail -n 3 "$W/scenario.err" | diag 3
+    fi
+}
 # ------------------------------------------------ sisscan: a known answer
 # wakeloop: the waker is pinned to CPU 0 and the sleeper always sleeps on
 # CPU 0, so every wakeup has waker == prev == target == 0, busy with the
@@ -678,9 +715,8 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     dsearch=$(json_metric "$summary" sis_domain_search)
     hit=$(json_metric "$summary" sis_domain_hit)
     missed=$(json_metric "$summary" missed_idle)
-    depth2=$(printf '%s\n' "$summary" | grep -o '"scan_depth":{"hist":{[^]]*' |
-             sed -n 's/.*{"low":2,"high":2,"count":\([0-9]*\)}.*/\1/p')
-    landed2=$(awk '$1 == "landed" && $2 == 2 { print $3 }' "$W/wakeloop.out")
+    depth2=$(hist_slot "$summary" scan_depth 2)
+    landed2=$(wl_count "$W/wakeloop.out" landed 2)
     audits=$(json_metric "$summary" audits)
     fp=$(json_metric "$summary" filter_unoccupied_fp)
     fn=$(json_metric "$summary" filter_unoccupied_fn)
@@ -800,18 +836,18 @@ sis_audit() {  # MODE
 sis_util_checks() {  # MODE
     mode=$1
     KIND="known answer"
-    smt_run "$mode" saturated "0 1 2 3" 0 -c 0 -n 200
+    wakeloop_scenario "$mode" saturated "0 1 2 3" 0 -c 0 -n 200
     skipped=$(json_metric "$summary" sis_util_skipped)
-    zero=$(smt_hist "$summary" nr_idle_scan 0)
+    zero=$(hist_slot "$summary" nr_idle_scan 0)
     slept0=$(wl_count "$wl" slept 0)
-    smt_verdict "sisscan --mode $mode: SIS_UTIL, a saturated LLC: nr_idle_scan 0 and the scan skipped" \
+    scenario_verdict "sisscan --mode $mode: SIS_UTIL, a saturated LLC: nr_idle_scan 0 and the scan skipped" \
         "sis_util_skipped '$skipped', nr_idle_scan 0: '$zero', of '$search' searches; slept on CPU 0: '$slept0' of 200" \
         util_saturated_answer
-    smt_run "$mode" limited "1 2" 0 -c 0 -n 400
+    wakeloop_scenario "$mode" limited "1 2" 0 -c 0 -n 400
     limited=$(json_metric "$summary" sis_util_limited)
     failed=$(json_metric "$summary" sis_domain_failed)
     missed=$(json_metric "$summary" missed_idle)
-    smt_verdict "sisscan --mode $mode: SIS_UTIL, CPU 3 idle: every failed scan is one the limit cut" \
+    scenario_verdict "sisscan --mode $mode: SIS_UTIL, CPU 3 idle: every failed scan is one the limit cut" \
         "sis_util_limited '$limited', sis_domain_failed '$failed', missed_idle '$missed' of '$search' searches, nr_idle_scan hist $(printf '%s\n' "$summary" | grep -o '"nr_idle_scan":{"hist":{[^]]*' | grep -o '"low":[0-9]*,"high":[0-9]*,"count":[0-9]*' | sed 's/"low":\([0-9]*\),"high":[0-9]*,"count":/\1:/' | tr '\n' ' ')" \
         util_limited_answer
 }
@@ -892,42 +928,6 @@ sis_checks() {
 #     prev 1 (busy); S7 probes 0 only (prev skipped); the scan from 1
 #     probes 1, then 2 (idle): depth 2 on CPU 2. A decoder that let S7
 #     take prev would report depth 1.
-smt_hist() {  # smt_hist SUMMARY NAME VALUE -> the count of linear slot VALUE
-    printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
-        sed -n "s/.*{\"low\":$3,\"high\":$3,\"count\":\([0-9]*\)}.*/\1/p"
-}
-wl_count() {  # wl_count FILE landed|slept CPU
-    awk -v k="$2" -v c="$3" '$1 == k && $2 == c { print $3 }' "$1"
-}
-within() {  # within A B: |A - B| <= 2% of B + 2
-    [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
-}
-smt_run() {  # smt_run MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1) WAKELOOP ARGS...
-    sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
-    shift 4
-    if [ "$sr_noutil" = 1 ]; then echo NO_SIS_UTIL >"$FEATURES"; fi
-    for c in $sr_spin; do
-        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
-        LOAD_PIDS="$LOAD_PIDS $!"
-    done
-    wl=$W/smt.$sr_tag.$sr_mode.wl
-    sisscan_around "$W/smt.$sr_tag.$sr_mode.json" "$W/smt.err" "\"$WL/wakeloop\" $* >\"$wl\" 2>&1" \
-        --mode "$sr_mode" --comm wakeloop --linear
-    stop_load
-    echo SIS_UTIL >"$FEATURES"
-    summary=$(json_summary "$W/smt.$sr_tag.$sr_mode.json")
-    search=$(json_metric "$summary" sis_search)
-    note "  $sr_mode $sr_tag: sis_search=$search target_idle=$(json_metric "$summary" sis_target_idle) prev_idle=$(json_metric "$summary" sis_prev_idle) smt_hit=$(json_metric "$summary" sis_smt_hit) domain_hit=$(json_metric "$summary" sis_domain_hit) domain_failed=$(json_metric "$summary" sis_domain_failed) scan_skipped=$(json_metric "$summary" sis_scan_skipped) undecoded=$(json_metric "$summary" sis_undecoded) sis_scanned=$(json_metric "$summary" sis_scanned); wakeloop: $(tr '\n' ' ' <"$wl")"
-}
-# smt_verdict DESC DETAIL CHECK: ok or not ok by the CHECK function.
-smt_verdict() {
-    if "$3"; then
-        ok "$1 ($2)"
-    else
-        notok "$1 # exit $rc: $2"
-        tail -n 3 "$W/smt.err" | diag 3
-    fi
-}
 # Each scenario's answer, its counts bound by what wakeloop reported.
 idle_core_answer() {
     [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed2" ] && [ -n "$failed" ] &&
@@ -973,27 +973,27 @@ sis_smt_checks() {
     # thread), which TCG's round-robin vCPUs can delay that long.
     taskset -p -c 4-7 $$ >/dev/null
     for mode in fentry kprobe; do
-        smt_run "$mode" core "" 0 -c 0 -n $n
+        wakeloop_scenario "$mode" core "" 0 -c 0 -n $n
         hit=$(json_metric "$summary" sis_domain_hit)
         failed=$(json_metric "$summary" sis_domain_failed)
-        depth4=$(smt_hist "$summary" scan_depth 4)
+        depth4=$(hist_slot "$summary" scan_depth 4)
         slept0=$(wl_count "$wl" slept 0); landed2=$(wl_count "$wl" landed 2)
-        smt_verdict "sisscan --mode $mode: SMT, an idle core found by select_idle_core() is a domain hit at depth 4" \
+        scenario_verdict "sisscan --mode $mode: SMT, an idle core found by select_idle_core() is a domain hit at depth 4" \
             "domain_hit '$hit', depth 4: '$depth4', failed '$failed' of '$search' searches; slept on 0: '$slept0', landed on CPU 2: '$landed2' of $n" \
             idle_core_answer
 
-        smt_run "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
+        wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
         smt=$(json_metric "$summary" sis_smt_hit)
         slept0=$(wl_count "$wl" slept 0); landed1=$(wl_count "$wl" landed 1)
-        smt_verdict "sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)" \
+        scenario_verdict "sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)" \
             "smt_hit '$smt' of '$search' searches, sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0', landed on CPU 1: '$landed1' of $n" \
             idle_sibling_answer
 
-        smt_run "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
+        wakeloop_scenario "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
         hit=$(json_metric "$summary" sis_domain_hit)
-        depth2=$(smt_hist "$summary" scan_depth 2)
+        depth2=$(hist_slot "$summary" scan_depth 2)
         slept1=$(wl_count "$wl" slept 1); landed2=$(wl_count "$wl" landed 2)
-        smt_verdict "sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2" \
+        scenario_verdict "sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2" \
             "depth 2: '$depth2' of '$search' searches, domain_hit '$hit'; slept on 1: '$slept1', landed on CPU 2: '$landed2' of $n" \
             prev_skipped_answer
     done
@@ -1005,13 +1005,13 @@ sis_smt_checks() {
             notok "$desc # no hackbench in the guest image (rt-tests on the host)"
             continue
         fi
-        sisscan_around "$W/smt.mix.$mode.json" "$W/smt.err" \
+        sisscan_around "$W/smt.mix.$mode.json" "$W/scenario.err" \
             "\"$WL/pingpong\" -n 10000 >/dev/null 2>&1; hackbench -g 2 -l 50 >/dev/null 2>&1; hackbench -g 2 -l 50 -T -s 64 >/dev/null 2>&1" \
             --mode "$mode"
         summary=$(json_summary "$W/smt.mix.$mode.json")
         search=$(json_metric "$summary" sis_search)
         undecoded=$(json_metric "$summary" sis_undecoded)
-        smt_verdict "$desc" "undecoded '$undecoded' of '$search' searches (at least 5000: a quarter of pingpong's 20000 wakeups, 6.12 handles many in place); smt_hit '$(json_metric "$summary" sis_smt_hit)', domain_hit '$(json_metric "$summary" sis_domain_hit)', domain_failed '$(json_metric "$summary" sis_domain_failed)'" \
+        scenario_verdict "$desc" "undecoded '$undecoded' of '$search' searches (at least 5000: a quarter of pingpong's 20000 wakeups, 6.12 handles many in place); smt_hit '$(json_metric "$summary" sis_smt_hit)', domain_hit '$(json_metric "$summary" sis_domain_hit)', domain_failed '$(json_metric "$summary" sis_domain_failed)'" \
             undecoded_rare
     done
 }
