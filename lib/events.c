@@ -3,6 +3,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "events.h"
+#include "runloop.h"
 #include "util.h"
 
 int event_stream_open(struct event_stream *es, const char *path, char *err,
@@ -56,7 +57,7 @@ int event_stream_start(struct event_stream *es, int ringbuf_fd,
 	if (!es->rb)
 		return errmsg(err, errlen, "opening the event ring buffer failed: %s",
 			      strerror(errno));
-	if (pthread_create(&es->thread, NULL, drain, es))
+	if (run_start_thread(&es->thread, drain, es))
 		return errmsg(err, errlen, "cannot start the event writer thread");
 	es->running = true;
 	return 0;

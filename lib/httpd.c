@@ -5,7 +5,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "httpd.h"
+#include "runloop.h"
 #include "util.h"
 
 #define HTTPD_BACKLOG		128
@@ -818,7 +818,6 @@ struct httpd *httpd_start(const char *listen_text, httpd_render_fn render,
 	struct sockaddr_storage addr, bound;
 	socklen_t addrlen, boundlen = sizeof(bound);
 	char where[64];
-	sigset_t block, old;
 	struct httpd *h;
 	int one = 1, ret;
 
@@ -883,20 +882,7 @@ struct httpd *httpd_start(const char *listen_text, httpd_render_fn render,
 		goto fail;
 	}
 
-	/*
-	 * The thread inherits this mask. Process signals must reach the main
-	 * thread, whose run loop relies on them interrupting its sleep; the
-	 * synchronous ones stay open so a crash still crashes.
-	 */
-	sigfillset(&block);
-	sigdelset(&block, SIGSEGV);
-	sigdelset(&block, SIGBUS);
-	sigdelset(&block, SIGFPE);
-	sigdelset(&block, SIGILL);
-	sigdelset(&block, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	ret = pthread_create(&h->thread, NULL, serve, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = run_start_thread(&h->thread, serve, h);
 	if (ret) {
 		errmsg(err, errlen, "cannot start the HTTP server thread: %s",
 		       strerror(ret));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +10,8 @@
 #include "util.h"
 
 static volatile sig_atomic_t interrupted, cut_requested;
+/* The mask to wait with: the caller's, with the run signals let through. */
+static sigset_t wait_mask;
 
 static void on_signal(int sig)
 {
@@ -20,16 +24,27 @@ static void on_signal(int sig)
 void run_install_signals(void)
 {
 	struct sigaction sa;
+	sigset_t run_signals;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: the sleep below must return at once on a signal. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&run_signals);
 	/* SIGUSR1: end the current interval now (a test's counter read). */
-	sigaction(SIGUSR1, &sa, NULL);
+	int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		sigaction(signals[i], &sa, NULL);
+		sigaddset(&run_signals, signals[i]);
+	}
+	/*
+	 * Held pending except inside the wait: a flag tested before a plain
+	 * sleep misses a signal that lands between the test and the sleep
+	 * (a Ctrl-C right after the banner slept out the hour).
+	 */
+	sigprocmask(SIG_BLOCK, &run_signals, &wait_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigdelset(&wait_mask, signals[i]);
 }
 
 void run_clear_signals(void)
@@ -43,20 +58,45 @@ bool run_interrupted(void)
 	return interrupted;
 }
 
-/* Sleeps until the monotonic deadline or a signal, whichever comes first. */
+int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, saved;
+	int ret;
+
+	/* The synchronous signals stay open so a crash still crashes. */
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	ret = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return ret;
+}
+
+/*
+ * Sleeps until the monotonic deadline or a signal, whichever comes first.
+ * ppoll() lets the blocked run signals in atomically with the wait.
+ */
 static void sleep_until(double deadline)
 {
-	struct timespec ts;
+	while (!interrupted && !cut_requested) {
+		double left = deadline - monotonic_seconds();
+		struct timespec ts;
 
-	ts.tv_sec = (time_t)deadline;
-	ts.tv_nsec = (long)((deadline - ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
+		if (left <= 0)
+			return;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (ppoll(NULL, 0, &ts, &wait_mask) == 0)
+			return;
 	}
-	while (!interrupted && !cut_requested &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
 }
 
 static int report_interval(struct run_window *window, run_report_fn report,

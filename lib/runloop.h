@@ -8,6 +8,7 @@
 #ifndef SCHEDSCAN_RUNLOOP_H
 #define SCHEDSCAN_RUNLOOP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include "options.h"
 
@@ -26,6 +27,12 @@ void run_install_signals(void);
 /* Forgets the signals seen so far (a second run in one process). */
 void run_clear_signals(void);
 bool run_interrupted(void);
+/*
+ * pthread_create() for the tools' helper threads (event writer, HTTP
+ * server): they take no signal, since one delivered to them would set
+ * the run loop's flag without waking the run loop's wait.
+ */
+int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
 int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx);
 
 #endif

@@ -120,8 +120,36 @@ static void test_signal_ends_run_with_summary(void)
 	CHECK(r.intervals >= 2 && r.intervals <= 3);
 }
 
+/*
+ * The race CI hit at stop 19: a SIGINT landing between the flag test
+ * and the sleep slept out the hour. The run signals are now held
+ * blocked outside the wait, so one sent at any moment is pending until
+ * the wait lets it in; a pending SIGINT ends a run with neither interval
+ * nor duration at once.
+ */
+static void test_signal_before_the_wait_is_not_lost(void)
+{
+	struct common_opts o = opts_with(0, 0, 0);
+	struct recorder r = {};
+	sigset_t now;
+
+	run_install_signals();
+	run_clear_signals();
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	CHECK(sigismember(&now, SIGINT));
+	CHECK(sigismember(&now, SIGTERM));
+	CHECK(sigismember(&now, SIGUSR1));
+	raise(SIGINT);
+	CHECK(!run_interrupted());	/* pending, not yet handled */
+	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(r.intervals, 0);
+	CHECK_INT(r.finals, 1);
+	CHECK_STR(r.reason, "signal");
+}
+
 UNIT_MAIN(UNIT_TEST(test_count_stops_after_n_intervals),
 	  UNIT_TEST(test_duration_reports_partial_last_interval),
 	  UNIT_TEST(test_duration_without_interval_gives_summary_only),
 	  UNIT_TEST(test_sigusr1_cuts_an_interval),
-	  UNIT_TEST(test_signal_ends_run_with_summary))
+	  UNIT_TEST(test_signal_ends_run_with_summary),
+	  UNIT_TEST(test_signal_before_the_wait_is_not_lost))
