@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/utsname.h>
+#include <zlib.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -221,7 +223,9 @@ int kernel_struct_member_offset(const char *struct_name, const char *member_name
 	return -1;
 }
 
-unsigned long long kernel_symbol_address(const char *proc_root, const char *name)
+/* The first symbol called name whose kallsyms type is in types. */
+static unsigned long long symbol_address(const char *proc_root, const char *name,
+					 const char *types)
 {
 	unsigned long long addr, found = 0;
 	char path[4096], type, sym[256];
@@ -232,11 +236,93 @@ unsigned long long kernel_symbol_address(const char *proc_root, const char *name
 	if (!f)
 		return 0;
 	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, sym) == 3) {
-		if ((type == 't' || type == 'T') && !strcmp(sym, name)) {
+		if (strchr(types, type) && !strcmp(sym, name)) {
 			found = addr;
 			break;
 		}
 	}
 	fclose(f);
+	return found;
+}
+
+unsigned long long kernel_symbol_address(const char *proc_root, const char *name)
+{
+	return symbol_address(proc_root, name, "tT");
+}
+
+unsigned long long kernel_data_address(const char *proc_root, const char *name)
+{
+	return symbol_address(proc_root, name, "dDbB");
+}
+
+int kernel_enum_value(const char *name, long long *value)
+{
+	struct btf *btf = vmlinux_btf();
+	int n;
+
+	if (!btf)
+		return -1;
+	n = (int)btf__type_cnt(btf);
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					*value = e->val;
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					*value = (long long)btf_enum64_value(e);
+					return 0;
+				}
+		}
+	}
+	return -1;
+}
+
+/* "NAME=value" in one line of a kernel config: 0 with *value, else -1. */
+static int config_line(const char *line, const char *name, long *value)
+{
+	size_t len = strlen(name);
+	char *end;
+
+	if (strncmp(line, name, len) || line[len] != '=')
+		return -1;
+	*value = strtol(line + len + 1, &end, 0);
+	return end == line + len + 1 ? -1 : 0;
+}
+
+int kernel_config_value(const char *name, long *value)
+{
+	char path[300], line[512];
+	struct utsname u;
+	gzFile gz;
+	FILE *f;
+	int found = -1;
+
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = fopen(path, "r");
+		if (f) {
+			while (found && fgets(line, sizeof(line), f))
+				found = config_line(line, name, value);
+			fclose(f);
+			if (!found)
+				return 0;
+		}
+	}
+	gz = gzopen("/proc/config.gz", "r");
+	if (!gz)
+		return -1;
+	while (found && gzgets(gz, line, sizeof(line)))
+		found = config_line(line, name, value);
+	gzclose(gz);
 	return found;
 }

@@ -31,6 +31,19 @@ int kernel_struct_member_offset(const char *struct_name, const char *member_name
  * (also when kptr_restrict hides addresses).
  */
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name);
+/* The same for a data symbol (needs CONFIG_KALLSYMS_ALL), or 0. */
+unsigned long long kernel_data_address(const char *proc_root, const char *name);
+/*
+ * Value of the enumerator called name in the kernel's BTF (anonymous
+ * enums too, which CO-RE cannot relocate): 0, or -1 if there is none.
+ */
+int kernel_enum_value(const char *name, long long *value);
+/*
+ * A numeric option of the running kernel's config (e.g. "CONFIG_HZ"),
+ * from /boot/config-$(uname -r) or /proc/config.gz: 0, or -1 if neither
+ * has it.
+ */
+int kernel_config_value(const char *name, long *value);
 /* Mount point of tracefs, or NULL. */
 const char *tracefs_path(void);
 

@@ -182,14 +182,45 @@ int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
 	return 0;
 }
 
+/*
+ * SCHEDSCAN_VERIFIER_STATS=1: each loaded program's verifier statistics
+ * (instructions processed of the 1M limit, states) on stderr, to see how
+ * close a program is to the limit on this kernel (tests print them).
+ */
+static void verifier_stats(struct bpf_object *obj, bool after)
+{
+	static char logs[64][16384];
+	struct bpf_program *prog;
+	int i = 0;
+
+	if (!getenv("SCHEDSCAN_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		if (i == 64)
+			break;
+		if (!after) {
+			bpf_program__set_log_level(prog, 4);	/* BPF_LOG_STATS */
+			bpf_program__set_log_buf(prog, logs[i], sizeof(logs[i]));
+		} else if (bpf_program__autoload(prog)) {
+			char *line = strstr(logs[i], "processed ");
+
+			fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
+				line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+		}
+		i++;
+	}
+}
+
 int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 	      struct bpf_map *counters)
 {
 	int ret;
 
+	verifier_stats(*skeleton->obj, false);
 	if (bpf_object__load_skeleton(skeleton))
 		return fail(t, "loading the BPF programs failed: %s (run with -v for the verifier log)",
 			    strerror(errno));
+	verifier_stats(*skeleton->obj, true);
 	ret = percpu_sums_init(&t->counters, bpf_map__fd(counters));
 	if (ret)
 		return fail(t, "reading the counter map failed: %s", strerror(-ret));

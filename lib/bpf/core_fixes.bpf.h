@@ -44,6 +44,29 @@ static __always_inline __u32 cfs_rq_h_nr_idle(struct cfs_rq *cfs_rq)
 	return 0;
 }
 
+/*
+ * The cfs_rq's util_est: a struct util_est whose enqueued field is the
+ * sum, until 6.9 made it a plain unsigned int (the same value).
+ */
+struct util_est___pre_v69 {
+	unsigned int enqueued;
+} __attribute__((preserve_access_index));
+
+struct sched_avg___pre_v69 {
+	struct util_est___pre_v69 util_est;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long cfs_rq_util_est(struct cfs_rq *cfs_rq)
+{
+	struct sched_avg___pre_v69 *old = (void *)&cfs_rq->avg;
+
+	if (bpf_core_field_exists(cfs_rq->avg.util_est))
+		return BPF_CORE_READ(cfs_rq, avg.util_est);
+	if (bpf_core_field_exists(old->util_est.enqueued))
+		return BPF_CORE_READ(old, util_est.enqueued);
+	return 0;
+}
+
 /* enum cpu_idle_type was reordered in 6.10: read the values by name. */
 enum cpu_idle_type___pre_v610 {
 	CPU_NOT_IDLE___pre_v610 = 1,

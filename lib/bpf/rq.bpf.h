@@ -255,8 +255,8 @@ static __always_inline bool cpumask_has(const struct cpumask *mask, int cpu)
 	__u64 word = 0;
 
 	bpf_probe_read_kernel(&word, sizeof(word),
-			      (void *)mask + (cpu / 64) * sizeof(word));
-	return (word >> (cpu % 64)) & 1;
+			      (void *)mask + ((__u32)cpu / 64) * sizeof(word));
+	return (word >> ((__u32)cpu % 64)) & 1;
 }
 
 #endif

@@ -20,10 +20,10 @@ names() {
 		(to_entries[] | select(.value | type == "object" and has("rows")) | .key as $t |
 		 (.value.rows[0] // {} | keys[] | select(. != "cpu" and . != "llc" and . != "cpus" and
 		  . != "tgid" and . != "comm")) | "\($t).\(.)")' |
-		sed -E 's/^filter_(ideal|unoccupied|overloaded|delayed|real)_/filter_<f>_/'
+		sed -E '/^filter_unoccupied_(balances|updates)$/!s/^filter_(ideal|unoccupied_tick|unoccupied|overloaded|delayed|real)_/filter_<f>_/'
 }
 {
-	names sisscan --filter ideal,unoccupied,overloaded,delayed --events "$WORK/ev.jsonl" -P
+	names sisscan --filter ideal,unoccupied,unoccupied_tick,overloaded,delayed --events "$WORK/ev.jsonl" -P
 	names sisscan --per-cpu
 } | sort -u | sed 's/^/sisscan /' >"$WORK/names"
 names idlebal | sort -u | sed 's/^/idlebal /' >>"$WORK/names"

@@ -156,10 +156,10 @@ fi
 # stream, recomputed in Python, must give the kernel's FP/FN exactly.
 kind behaviour
 start_tool "$WORK/audit.jsonl" "$WORK/audit.err" sisscan --comm pingpong \
-	--filter ideal,unoccupied,overloaded,delayed --events "$WORK/events.jsonl" --json -i 1 -d 300 --stats &&
+	--filter ideal,unoccupied,unoccupied_tick,overloaded,delayed --events "$WORK/events.jsonl" --json -i 1 -d 300 --stats &&
 	"$B/pingpong" -s -n 10000 >/dev/null
 stop_tool
-check "sisscan --filter ideal,unoccupied,overloaded,delayed --events exits 0" [ $status -eq 0 ]
+check "sisscan --filter ideal,unoccupied,unoccupied_tick,overloaded,delayed --events exits 0" [ $status -eq 0 ]
 ideal=$(summary "$WORK/audit.jsonl" | jq -r '[.metrics.audits.value, .metrics.filter_ideal_fp.value, .metrics.filter_ideal_fn.value, .metrics.sis_search.value] | map(tostring) | join(" ")')
 read -r audits ideal_fp ideal_fn searches <<<"$ideal"
 kind consistency

@@ -13,7 +13,7 @@
 #
 # Environment:
 #   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
-#   VM_TIMEOUT     seconds per guest before it counts as hung (default 600)
+#   VM_TIMEOUT     seconds per guest before it counts as hung (default 900)
 #   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
 #                  SCHEDSCAN_BUILD defaults to build)
 #   VM_OUT         output directory (default $SCHEDSCAN_BUILD/vm)
@@ -33,7 +33,7 @@ build=${SCHEDSCAN_BUILD:-$repo/build}   # set by tests/run-suites.sh
 static=${VM_STATIC:-$build/static}
 out=${VM_OUT:-$build/vm}
 kcache=${VM_KERNEL_CACHE:-$build/vm/kernels}
-export VM_TIMEOUT=${VM_TIMEOUT:-600}
+export VM_TIMEOUT=${VM_TIMEOUT:-900}
 t_start=$(date +%s)
 
 # Variables that run fewer checks than the full suite: say so, loudly, so
@@ -223,7 +223,9 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan --mode (fentry|kprobe): SMT, an idle core' \
             'sisscan --mode (fentry|kprobe): SMT, no idle core' \
             'sisscan --mode (fentry|kprobe): SMT, select_idle_smt\(\) skips prev' \
-            'sisscan --mode (fentry|kprobe): SMT, guest, pingpong and hackbench'
+            'sisscan --mode (fentry|kprobe): SMT, guest, pingpong and hackbench' \
+            'sisscan --mode (fentry|kprobe) --filter unoccupied: SMT, an idle core' \
+            'sisscan --mode (fentry|kprobe) --filter unoccupied: SMT, busy cores'
     elif [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ]; then
         expect_named "$label" "$log" "guest check" \
             'sisscan --mode fentry \(' 'sisscan --mode kprobe \(' 'sisscan --mode tracepoint \(' \
@@ -238,9 +240,11 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
             'numascan vma_skips' \
             'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
-            'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied: ' \
+            'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied_tick: ' \
+            'sisscan --mode (fentry|kprobe) --filter unoccupied: without SMT' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter overloaded: ' \
             'sisscan --mode (fentry|kprobe|tracepoint): no missed idle CPU' \
+            'sisscan --mode (fentry|kprobe|tracepoint): a wakee that may not run on the waker' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
             'sisscan --mode (fentry|kprobe): SIS_UTIL, a saturated LLC' \
             'sisscan --mode (fentry|kprobe): SIS_UTIL, CPU 3 idle'

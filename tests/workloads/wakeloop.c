@@ -13,6 +13,9 @@
  * alone on C it picks C as target). -b: the waker spins through the
  * settle time and polls for the sleeper instead of blocking, so C never
  * goes idle (its SMT core never looks idle to test_idle_cores()).
+ * -a CPULIST: the sleeper sleeps allowed on CPULIST (e.g. "1-3") rather
+ * than every CPU: with the waker's CPU left out, select_task_rq_fair()
+ * has no want_affine and SIS starts from prev.
  *
  * With -t THREADS instead: THREADS threads, thread i started on the i-th
  * CPU, each sleeping N times for SETTLE_US: timer wakeups, each on the
@@ -45,10 +48,11 @@ static int go_pipe[2], ready_pipe[2];
 static long landed[MAX_CPUS], slept_on[MAX_CPUS];
 static pid_t sleeper_tid;
 static int timer_threads;
+static cpu_set_t sleep_allowed;	/* -a; empty: every CPU */
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: wakeloop [-c CPU] [-p SLEEP_CPU] [-b] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
+	fprintf(stderr, "usage: wakeloop [-c CPU] [-p SLEEP_CPU] [-a CPULIST] [-b] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
 	exit(2);
 }
 
@@ -90,7 +94,14 @@ static void *sleeper(void *arg)
 	sleeper_tid = syscall(SYS_gettid);
 	for (long i = 0; i < wakeups; i++) {
 		pin(sleep_cpu >= 0 ? sleep_cpu : cpu);
-		pin(-1);
+		if (CPU_COUNT(&sleep_allowed)) {
+			if (sched_setaffinity(0, sizeof(sleep_allowed), &sleep_allowed)) {
+				perror("wakeloop: -a");
+				exit(1);
+			}
+		} else {
+			pin(-1);
+		}
 		if (write(ready_pipe[1], &byte, 1) != 1)
 			exit(1);
 		/* Where it goes to sleep: balancing may have moved it since. */
@@ -106,6 +117,33 @@ static void *sleeper(void *arg)
 			landed[where]++;
 	}
 	return NULL;
+}
+
+/* "1-3,5": 0, or -1 on a malformed list. */
+static int parse_cpulist(const char *text, cpu_set_t *set)
+{
+	char *end;
+
+	CPU_ZERO(set);
+	for (;;) {
+		long lo = strtol(text, &end, 10), hi = lo;
+
+		if (end == text || lo < 0 || lo >= MAX_CPUS)
+			return -1;
+		if (*end == '-') {
+			text = end + 1;
+			hi = strtol(text, &end, 10);
+			if (end == text || hi < lo || hi >= MAX_CPUS)
+				return -1;
+		}
+		for (long c = lo; c <= hi; c++)
+			CPU_SET(c, set);
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		text = end + 1;
+	}
 }
 
 /* Thread i: start on the i-th allowed CPU, then sleep on a timer N times. */
@@ -154,8 +192,12 @@ int main(int argc, char **argv)
 	char byte = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "bc:n:p:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:bc:n:p:s:t:")) != -1) {
 		switch (opt) {
+		case 'a':
+			if (parse_cpulist(optarg, &sleep_allowed))
+				usage();
+			break;
 		case 'b':
 			busy_settle = 1;
 			break;

@@ -12,6 +12,7 @@
 const char *const sis_filter_names[SIS_NR_FILTERS] = {
 	[SIS_FILTER_IDEAL] = "ideal",
 	[SIS_FILTER_UNOCCUPIED] = "unoccupied",
+	[SIS_FILTER_UNOCCUPIED_TICK] = "unoccupied_tick",
 	[SIS_FILTER_OVERLOADED] = "overloaded",
 	[SIS_FILTER_DELAYED] = "delayed",
 	[SIS_FILTER_REAL] = "real",
@@ -55,7 +56,7 @@ static void add(struct audit_metrics *m, struct metric_spec spec)
 }
 
 void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
-			 bool events, unsigned int needs)
+			 bool events, unsigned int needs, unsigned int v4_needs)
 {
 	static const struct { const char *name; unsigned int counter; } common[] = {
 		{ "audits", SISSCAN_AUDITS },
@@ -78,35 +79,43 @@ void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
 	for (int f = 0; f < SIS_NR_FILTERS; f++) {
 		unsigned int base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
 		const char *n = sis_filter_names[f];
+		/* v4's updates come from load_balance(): no tracepoint has them. */
+		unsigned int fneeds = needs | (f == SIS_FILTER_UNOCCUPIED ? v4_needs : 0);
 		const char *passed, *fp, *fn;
 
 		if (!(filters & (1U << f)))
 			continue;
+		if (f == SIS_FILTER_UNOCCUPIED) {
+			add(m, (struct metric_spec){ .name = "filter_unoccupied_balances",
+						     .counter = SISSCAN_V4_BALANCES, .needs = fneeds });
+			add(m, (struct metric_spec){ .name = "filter_unoccupied_updates",
+						     .counter = SISSCAN_V4_UPDATES, .needs = fneeds });
+		}
 		passed = name_of(m, "filter_%s_passed", n);
 		add(m, (struct metric_spec){ .name = passed, .counter = base + SIS_FC_PASSED,
-					     .needs = needs });
+					     .needs = fneeds });
 		fp = name_of(m, "filter_%s_fp", n);
 		add(m, (struct metric_spec){ .name = fp, .counter = base + SIS_FC_FP,
-					     .needs = needs });
+					     .needs = fneeds });
 		fn = name_of(m, "filter_%s_fn", n);
 		add(m, (struct metric_spec){ .name = fn, .counter = base + SIS_FC_FN,
-					     .needs = needs });
+					     .needs = fneeds });
 		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_hid_all_idle", n),
-					     .counter = base + SIS_FC_HID_ALL, .needs = needs });
+					     .counter = base + SIS_FC_HID_ALL, .needs = fneeds });
 		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_fp_pct", n),
 					     .ratio = { fp, NULL, passed, NULL } });
 		add(m, (struct metric_spec){ .name = name_of(m, "filter_%s_fn_pct", n),
 					     .ratio = { fn, NULL, "audit_unoccupied", NULL } });
 		add(m, (struct metric_spec){
 			.name = name_of(m, "filter_%s_scan_depth", n),
-			.counter = base + SIS_FC_DEPTH_HIST, .needs = needs,
+			.counter = base + SIS_FC_DEPTH_HIST, .needs = fneeds,
 			.nr_slots = SISSCAN_COUNT_SLOTS, .kind = HIST_LINEAR,
 			.counts = true, .has_sum = true, .unit = "cpus" });
 		if (f == SIS_FILTER_IDEAL || f == SIS_FILTER_REAL)
 			continue;
 		add(m, (struct metric_spec){
 			.name = name_of(m, "filter_%s_stale_age_ns", n),
-			.counter = base + SIS_FC_AGE_HIST, .needs = needs,
+			.counter = base + SIS_FC_AGE_HIST, .needs = fneeds,
 			.nr_slots = SISSCAN_TIME_SLOTS, .kind = HIST_LOG2,
 			.has_sum = true, .unit = "nsecs" });
 	}
@@ -133,7 +142,7 @@ int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
 		bool events, const struct common_opts *opts, char *err,
 		size_t errlen)
 {
-	const unsigned int ticked = (1U << SIS_FILTER_UNOCCUPIED) |
+	const unsigned int ticked = (1U << SIS_FILTER_UNOCCUPIED_TICK) |
 				    (1U << SIS_FILTER_OVERLOADED);
 	unsigned long long tick = 0;
 	int ret;
@@ -164,10 +173,20 @@ int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
 			tick = kernel_symbol_address(opts->proc_root, "tick_nohz_handler");
 		if (!tick)
 			return errmsg(err, errlen,
-				      "--filter unoccupied/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",
+				      "--filter unoccupied_tick/overloaded: no tick_nohz_handler or tick_sched_timer in %s/kallsyms",
 				      opts->proc_root);
 	}
 	obj->rodata->tick_function = tick;
+	if (filters & (1U << SIS_FILTER_UNOCCUPIED)) {
+		long long flag;
+
+		/* An anonymous enum of sd_flags.h: CO-RE cannot relocate it. */
+		if (kernel_enum_value("SD_SHARE_CPUCAPACITY", &flag) || flag <= 0)
+			return errmsg(err, errlen,
+				      "--filter unoccupied: the kernel's BTF has no SD_SHARE_CPUCAPACITY, "
+				      "which marks the SMT domains whose balancing updates the v4 filter");
+		obj->rodata->sd_share_cpucapacity = (__u32)flag;
+	}
 	/* Without --events the ring buffer is the smallest there is. */
 	if (!events) {
 		ret = bpf_map__set_max_entries(obj->maps.events, getpagesize());

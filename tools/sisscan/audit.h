@@ -22,7 +22,7 @@ extern const char *const sis_filter_names[SIS_NR_FILTERS];
 /* "a,b": sets a bit per enum sis_filter; -1 on an unknown or empty name. */
 int audit_parse_filters(const char *text, unsigned int *filters);
 
-#define AUDIT_MAX_METRICS (6 + SIS_NR_FILTERS * 8)
+#define AUDIT_MAX_METRICS (6 + SIS_NR_FILTERS * 8 + 2)
 
 /* The audit's metrics, their names built for the chosen filters. */
 struct audit_metrics {
@@ -33,10 +33,11 @@ struct audit_metrics {
 
 /*
  * Fills m for the filters (bits of enum sis_filter); needs: the hooks
- * every audit metric needs; events: --events given.
+ * every audit metric needs, v4_needs: those the v4 model's also need;
+ * events: --events given.
  */
 void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
-			 bool events, unsigned int needs);
+			 bool events, unsigned int needs, unsigned int v4_needs);
 
 /* .rodata and map sizes of the audit, before load; 0 or -1 with err. */
 int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,

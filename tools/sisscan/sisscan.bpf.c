@@ -23,6 +23,46 @@ const volatile bool tp_placement = false;
 const volatile __u32 decode_flags;
 /* CPUs online: a wakee allowed on that many may use its whole LLC. */
 const volatile __u32 nr_online_cpus;
+/*
+ * &sysctl_sched_features (a data symbol: needs KALLSYMS_ALL; 0 unknown)
+ * and the bits of SIS_UTIL and UTIL_EST in it (anonymous enumerators in
+ * BTF, which CO-RE cannot relocate; -1 unknown). Unknown reads as the
+ * kernel's default, on.
+ */
+const volatile __u64 sched_features_addr;
+const volatile __s32 sis_util_feature = -1;
+const volatile __s32 util_est_feature = -1;
+
+static __always_inline bool sched_feature_on(int bit)
+{
+	__u32 features = 0;
+
+	if (!sched_features_addr || bit < 0 || bit > 31 ||
+	    bpf_probe_read_kernel(&features, sizeof(features), (void *)sched_features_addr))
+		return true;
+	return (features >> bit) & 1;
+}
+
+/*
+ * SIS_UTIL's limit for cpu's LLC as select_idle_cpu() applies it: -1
+ * when SIS_UTIL is off (nr_idle_scan is then a stale value).
+ */
+static __always_inline int sis_util_limit(int cpu)
+{
+	return sched_feature_on(sis_util_feature) ? llc_nr_idle_scan(cpu) : -1;
+}
+
+/* sd_llc_shared(cpu)->has_idle_cores (v4 folds it into ->state). */
+static __always_inline bool llc_has_idle_cores(int cpu)
+{
+	struct rq *rq = cpu_rq_of(cpu);
+	struct sched_domain *llc = rq ? rq_llc_domain(rq) : NULL;
+	struct sched_domain_shared *shared = llc ? BPF_CORE_READ(llc, shared) : NULL;
+
+	if (!shared || !bpf_core_field_exists(shared->has_idle_cores))
+		return false;
+	return BPF_CORE_READ(shared, has_idle_cores);
+}
 
 SCHEDSCAN_COUNTER_MAP(counters, SISSCAN_NR_COUNTERS);
 
@@ -254,10 +294,12 @@ const volatile __u32 real_mask_offset;	/* of the mask in sched_domain_shared */
 const volatile bool emit_events;
 
 struct cpu_filter_state {
-	__u64 unoccupied_ts;	/* last write of the v4 bit */
+	__u64 v4_ts;		/* last change of the v4 bit */
+	__u64 unoccupied_ts;	/* last write of the tick model's bit */
 	__u64 overloaded_ts;	/* last write of the draft bit */
 	__u64 change_ts;	/* last unoccupied <-> occupied change seen */
-	__u8 unoccupied_bit;	/* v4: in the filter (scanned) */
+	__u8 v4_bit;		/* v4: in the LLC's idle_cpus[] (scanned) */
+	__u8 unoccupied_bit;	/* v1-v3: in the filter (scanned) */
 	__u8 overloaded_bit;	/* draft: in the overloaded mask (skipped) */
 	__u8 occupied;		/* state as of change_ts */
 	__u8 seeded;		/* a tick, switch or audit has set the bits */
@@ -288,20 +330,230 @@ static __always_inline bool auditing(unsigned int filter)
 }
 
 /*
+ * The v4 model (filter_v4.h): a state per SMT core, the LLC's busy state,
+ * and each CPU's bit of idle_cpus[] in its cpu_filter_state. Cores are
+ * the sysfs core indexes of smt_core, their CPUs filled by user space.
+ */
+const volatile __u32 sd_share_cpucapacity;	/* SD_SHARE_CPUCAPACITY, from BTF */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCHEDSCAN_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct v4_core);
+} v4_cores SEC(".maps");
+
+/* By LLC index: sd_is_busy after a complete scan found nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCHEDSCAN_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} v4_llc_busy SEC(".maps");
+
+static __always_inline __u32 *v4_busy_of(int cpu)
+{
+	__u32 llc = llc_of(cpu);
+
+	return (int)llc < 0 ? NULL : bpf_map_lookup_elem(&v4_llc_busy, &llc);
+}
+
+/* A sibling as update_sg_lb_stats() and sd_update_state() read it. */
+static __always_inline void v4_view(int cpu, struct v4_cpu_view *v)
+{
+	struct rq *rq = cpu_rq_of(cpu);
+	unsigned int nr, nr_idle;
+
+	v->cpu = cpu;
+	v->unoccupied = v->idle = v->sched_idle = 0;
+	if (!rq)
+		return;
+	nr = BPF_CORE_READ(rq, nr_running);
+	nr_idle = cfs_rq_h_nr_idle(&rq->cfs);
+	v->unoccupied = nr == nr_idle;
+	v->idle = !nr && rq_idle(rq, 0);
+	v->sched_idle = nr && nr == nr_idle;
+}
+
+static __always_inline void v4_set_bit(int cpu, __u8 bit, __u64 now)
+{
+	struct cpu_filter_state *state = filter_state_of(cpu);
+
+	if (state && state->v4_bit != bit) {
+		state->v4_bit = bit;
+		state->v4_ts = now;
+	}
+}
+
+/* The siblings' walk: bpf_loop() verifies the step once, not per sibling. */
+struct v4_walk {
+	const struct v4_core *core;
+	__u32 start, n;
+	int dst;
+	struct v4_classify classify;
+	struct v4_cpu_view dst_view;
+};
+
+static long v4_walk_cpu(__u64 k, void *ctx)
+{
+	struct v4_walk *walk = ctx;
+	struct v4_cpu_view view;
+	__u32 i = (walk->start + (__u32)k) % walk->n;
+
+	if (i >= V4_MAX_SIBLINGS)
+		return 1;
+	v4_view(walk->core->cpus[i], &view);
+	v4_classify_cpu(&walk->classify, &view, view.cpu == walk->dst);
+	if (view.cpu == walk->dst)
+		walk->dst_view = view;
+	return 0;
+}
+
+/* The update's effect on the core's bits of idle_cpus[], a CPU per step. */
+struct v4_apply_ctx {
+	const struct v4_core *core;
+	const struct v4_update *update;
+	bool seeding;
+	__u64 now;
+};
+
+static long v4_apply_cpu(__u64 k, void *ctx)
+{
+	struct v4_apply_ctx *a = ctx;
+	int cpu;
+
+	if (k >= V4_MAX_SIBLINGS)
+		return 1;
+	cpu = a->core->cpus[k];
+	if (a->update->clear_core || (a->seeding && cpu != a->update->set_cpu))
+		v4_set_bit(cpu, 0, a->now);
+	else if (cpu == a->update->set_cpu)
+		v4_set_bit(cpu, 1, a->now);
+	return 0;
+}
+
+static __always_inline void v4_apply(const struct v4_core *core, __u32 n,
+				     const struct v4_update *update, bool seeding, __u64 now)
+{
+	struct v4_apply_ctx a = { core, update, seeding, now };
+
+	bpf_loop(n, v4_apply_cpu, &a, 0);
+}
+
+/*
+ * One SMT-level balance of the core by dst (dst < 0: an audit wants the
+ * core's bits). A global function: verified once.
+ */
+__noinline int v4_core_balance(__u32 core_id, int dst)
+{
+	struct v4_core *core = bpf_map_lookup_elem(&v4_cores, &core_id);
+	struct v4_walk walk = {};
+	struct v4_update update;
+	bool seeding;
+	__u32 *busy;
+	__u64 now;
+
+	if (!core || core->nr < 2)
+		return 0;	/* no SMT domain: v4 never writes this core */
+	/* Parallel updating can hardly contribute accuracy (P6). */
+	if (__sync_val_compare_and_swap(&core->updating, 0, 1))
+		return 0;
+	walk.core = core;
+	walk.n = core->nr < V4_MAX_SIBLINGS ? core->nr : V4_MAX_SIBLINGS;
+	now = bpf_ktime_get_ns();
+	/*
+	 * A core's first touch since the attach seeds it, balance or audit:
+	 * a balance for none of its CPUs, from the runqueues as they are.
+	 */
+	seeding = !core->seeded;
+	walk.dst = seeding ? -1 : dst;
+	/* dst's group first, then the ring (for_each_cpu_wrap from dst). */
+	for (__u32 k = 0; k < V4_MAX_SIBLINGS; k++)
+		if (k < walk.n && core->cpus[k] == walk.dst)
+			walk.start = k;
+	v4_classify_begin(&walk.classify);
+	bpf_loop(walk.n, v4_walk_cpu, &walk, 0);
+	/*
+	 * dst_view stays zero (neither idle nor sched-idle) when no sibling
+	 * is dst: the same as no dst, without a maybe-NULL pointer that clang
+	 * turns into arithmetic the 6.1 verifier rejects.
+	 */
+	v4_update_state(seeding ? V4_IS_BUSY : core->state, &walk.classify,
+			&walk.dst_view, &update);
+	core->state = update.state;
+	core->seeded = 1;
+	v4_apply(core, walk.n, &update, seeding, now);
+	busy = v4_busy_of(core->cpus[0]);
+	if (busy && update.llc_idle && !seeding)
+		*busy = 0;
+	core->updating = 0;
+	return 0;
+}
+
+/*
+ * load_balance() (sched_balance_rq() since 6.10) at the SMT level: v4's
+ * update runs in update_sd_lb_stats(), once should_we_balance() let the
+ * balance go on. At the SMT level that is always so for a periodic
+ * balance (dst's group is dst alone); a newly idle one stops if dst got
+ * a task or a wakeup meanwhile (6.1-6.18).
+ */
+static __always_inline int v4_load_balance(int this_cpu, struct rq *this_rq,
+					   struct sched_domain *sd, int idle)
+{
+	__s32 *core;
+	__u32 key = this_cpu;
+
+	if (!auditing(SIS_FILTER_UNOCCUPIED) || !sd || !this_rq ||
+	    schedscan_mutation.kind == MUTATION_FREEZE_FILTERS ||
+	    !(BPF_CORE_READ(sd, flags) & sd_share_cpucapacity))
+		return 0;
+	counter_add(&counters, SISSCAN_V4_BALANCES, 1);
+	if (idle == bpf_core_enum_value(enum cpu_idle_type, CPU_NEWLY_IDLE) &&
+	    (BPF_CORE_READ(this_rq, nr_running) || BPF_CORE_READ(this_rq, ttwu_pending)))
+		return 0;
+	core = bpf_map_lookup_elem(&smt_core, &key);
+	if (!core || *core < 0)
+		return 0;
+	counter_add(&counters, SISSCAN_V4_UPDATES, 1);
+	return v4_core_balance(*core, this_cpu);
+}
+
+SEC("fentry/sched_balance_rq")
+int BPF_PROG(load_balance__fentry, int this_cpu, struct rq *this_rq,
+	     struct sched_domain *sd, enum cpu_idle_type idle)
+{
+	return v4_load_balance(this_cpu, this_rq, sd, idle);
+}
+
+SEC("kprobe/sched_balance_rq")
+int BPF_KPROBE(load_balance__kprobe, int this_cpu, struct rq *this_rq,
+	       struct sched_domain *sd, int idle)
+{
+	return v4_load_balance(this_cpu, this_rq, sd, idle);
+}
+
+/*
  * Seed 000 L3674-3689, the SIS_FILTER draft's rq_overloaded(): more than
  * one non-idle task, and utilisation or runnable load past the LLC's
- * imbalance_pct (cpu_util_cfs() read as cfs.avg.util_avg, without the
- * util_est and capacity clamps).
+ * imbalance_pct. cpu_util_cfs() is util_avg raised to util_est with
+ * UTIL_EST on, then clamped to the CPU's capacity; the clamp cannot
+ * change the verdict (the threshold, 1024 * 100 / imbalance_pct, is below
+ * any capacity of a symmetric machine), so it is left out.
  */
 static __always_inline bool rq_overloaded(struct rq *rq)
 {
 	struct sched_domain *llc = rq_llc_domain(rq);
-	unsigned long util = BPF_CORE_READ(rq, cfs.avg.util_avg);
+	unsigned long util = BPF_CORE_READ(rq, cfs.avg.util_avg), util_est;
 	unsigned long runnable = BPF_CORE_READ(rq, cfs.avg.runnable_avg);
 	unsigned int pct = llc ? BPF_CORE_READ(llc, imbalance_pct) : 117;
 
 	if (BPF_CORE_READ(rq, nr_running) - cfs_rq_h_nr_idle(&rq->cfs) <= 1)
 		return false;
+	if (sched_feature_on(util_est_feature)) {
+		util_est = cfs_rq_util_est(&rq->cfs);
+		if (util_est > util)
+			util = util_est;
+	}
 	return 1024UL * 100 < util * pct || 1024UL * pct < runnable * 100;
 }
 
@@ -407,6 +659,8 @@ struct audit_walk {
 	__u64 now;
 	__u32 first, n;
 	int target;
+	bool has_idle_core;			/* as SIS began */
+	__u8 v4_scan;				/* enum v4_scan */
 	__u32 unoccupied_count, cpus;
 	__u64 allowed, unoccupied;		/* by LLC position, first 64 */
 	/* Per filter, indexed f & 7 so the verifier sees the bound. */
@@ -439,6 +693,13 @@ static __always_inline bool real_mask_passes(struct sched_domain_shared *shared,
 	return real_mask == SIS_REAL_IDLE_CPUS ? word : !word;
 }
 
+/* What v4's select_idle_cpu() scans at this wakeup. */
+enum v4_scan {
+	V4_SCAN_MASK,		/* idle_cpus[] & p->cpus_ptr */
+	V4_SCAN_LLC,		/* an idle core: the whole LLC, as unpatched */
+	V4_SCAN_NONE,		/* the LLC is sd_is_busy: SIS returns target */
+};
+
 static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
 					  struct cpu_filter_state *state,
 					  struct audit_walk *walk, __u64 *age)
@@ -448,9 +709,17 @@ static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
 	case SIS_FILTER_IDEAL:
 		return truth;
 	case SIS_FILTER_UNOCCUPIED:
+		if (walk->v4_scan != V4_SCAN_MASK)
+			return walk->v4_scan == V4_SCAN_LLC;
+		*age = walk->now - state->v4_ts;
+		return state->v4_bit;
+	case SIS_FILTER_UNOCCUPIED_TICK:
 		*age = walk->now - state->unoccupied_ts;
 		return state->unoccupied_bit;
 	case SIS_FILTER_OVERLOADED:
+		/* The draft applies its mask only without an idle core. */
+		if (walk->has_idle_core)
+			return true;
 		*age = walk->now - state->overloaded_ts;
 		return !state->overloaded_bit;
 	case SIS_FILTER_DELAYED:
@@ -532,6 +801,23 @@ static long audit_cpu(__u64 index, void *ctx)
 	}
 	if (truth)
 		walk->unoccupied_count++;
+	/*
+	 * The v4 model's core, seeded before its verdict. Called from here,
+	 * not from audit_filter_cpu(): 6.1 allows 512 bytes of stack for the
+	 * whole call chain.
+	 */
+	if (auditing(SIS_FILTER_UNOCCUPIED) && schedscan_mutation.kind != MUTATION_FREEZE_FILTERS) {
+		__u32 key = cpu;
+		__s32 *core_id = bpf_map_lookup_elem(&smt_core, &key);
+		struct v4_core *core = NULL;
+
+		if (core_id && *core_id >= 0) {
+			key = *core_id;
+			core = bpf_map_lookup_elem(&v4_cores, &key);
+		}
+		if (core && !core->seeded)
+			v4_core_balance(key, -1);
+	}
 	for (__u32 f = 0; f < SIS_NR_FILTERS; f++)
 		if (auditing(f))
 			audit_filter_cpu(walk, f, cpu, index, pos << 1 | truth);
@@ -543,6 +829,20 @@ struct depth_walk {
 	struct audit_walk *audit;
 	__u32 depth[SIS_NR_FILTERS];
 };
+
+/*
+ * Does filter f's scan visit LLC position index (wrap position pos)? A
+ * global function, so that the walk below adds its verdicts without a
+ * branch per filter (each would double the states the verifier keeps).
+ */
+__noinline int audit_depth_visits(const struct audit_walk *walk, __u32 f, __u32 index,
+				  __u32 pos)
+{
+	f &= 7;
+	if (!walk || index >= 64)
+		return 0;
+	return ((walk->passed[f] >> index) & 1) && pos <= walk->best[f];
+}
 
 static long audit_depth_cpu(__u64 index, void *ctx)
 {
@@ -557,30 +857,53 @@ static long audit_depth_cpu(__u64 index, void *ctx)
 	if (cpu < 0)
 		return 1;
 	pos = wrap_position(cpu, walk->target);
-	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++) {
-		/* A scan visits what the filter passes, up to its first hit. */
-		if (auditing(f) && (walk->passed[f] >> index) & 1 && pos <= walk->best[f])
-			dw->depth[f]++;
-	}
+	/* A scan visits what the filter passes, up to its first hit. */
+	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
+		if (auditing(f))
+			dw->depth[f] += audit_depth_visits(walk, f, (__u32)index, pos);
 	return 0;
 }
 
-/* waker_prev: waker << 32 | prev; depth_search: depth << 1 | domain_search. */
+/*
+ * v4's select_idle_cpu() leaves the LLC sd_is_busy when a complete scan
+ * found nothing (filter_v4.h): with an idle core, over the whole LLC;
+ * without, over what the mask passed, if SIS_UTIL's limit let it finish.
+ */
+static __always_inline void v4_after_scan(const struct audit_walk *walk,
+					  const struct depth_walk *dw,
+					  const struct audit_facts *facts)
+{
+	const unsigned int f = SIS_FILTER_UNOCCUPIED;
+	int limit = facts->nr_idle_scan;
+	bool found, complete;
+	__u32 *busy;
+
+	if (!facts->domain_search || walk->v4_scan == V4_SCAN_NONE || walk->n > 64)
+		return;
+	found = walk->pass_and_free[f] &&
+		(walk->v4_scan == V4_SCAN_LLC || limit < 0 || dw->depth[f] <= (__u32)limit);
+	complete = limit < 0 || (limit > 0 && walk->pass_count[f] <= (__u32)limit);
+	busy = v4_busy_of(walk->target);
+	if (busy && v4_scan_leaves_busy(walk->v4_scan == V4_SCAN_LLC, found, complete))
+		*busy = 1;
+}
+
+/* waker_prev: waker << 32 | prev. */
 __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
-			       int chosen, __u32 depth_search)
+			       int chosen, const struct audit_facts *facts)
 {
 	struct task_struct *p = (struct task_struct *)task;
 	int waker = (int)(waker_prev >> 32), prev = (int)(__u32)waker_prev;
-	bool domain_search = depth_search & 1;
-	__u32 domain_depth = depth_search >> 1;
 	struct depth_walk dw = {};
 	struct audit_walk *walk;
 	struct audit_ctx actx;
-	__u32 zero = 0;
+	bool domain_search;
+	__u32 zero = 0, *busy;
 	struct rq *rq;
 
-	if (!audit_filters || target < 0 || llc_of(target) < 0)
+	if (!audit_filters || !facts || target < 0 || llc_of(target) < 0)
 		return 0;
+	domain_search = facts->domain_search;
 	walk = bpf_map_lookup_elem(&audit_walks, &zero);
 	if (!walk)
 		return 0;
@@ -590,6 +913,17 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	walk->target = target;
 	walk->first = llc_first_index(target);
 	walk->n = llc_weight(target);
+	walk->has_idle_core = facts->has_idle_core;
+	busy = auditing(SIS_FILTER_UNOCCUPIED) ? v4_busy_of(target) : NULL;
+	if (facts->has_idle_core) {
+		/* v4 keeps has_idle_cores in its state: sd_has_icores, not busy. */
+		walk->v4_scan = V4_SCAN_LLC;
+		if (busy && schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
+			*busy = 0;
+	} else if ((decode_flags & SIS_DECODE_SMT) && busy && *busy) {
+		/* The bail-out sits in SIS's sched_smt_active() block. */
+		walk->v4_scan = V4_SCAN_NONE;
+	}
 	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 		walk->best[f] = ~0U;
 	if (real_mask != SIS_REAL_NONE) {
@@ -607,6 +941,9 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	} else if (domain_search) {
 		counter_add(&counters, SISSCAN_AUDIT_TRUNCATED, 1);
 	}
+	if (auditing(SIS_FILTER_UNOCCUPIED) &&
+	    schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
+		v4_after_scan(walk, &dw, facts);
 	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++) {
 		__u32 base = SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE;
 
@@ -637,7 +974,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		e->llc = llc_of(target);
 		e->nr_cpus = walk->n;
 		e->domain_search = domain_search;
-		e->domain_depth = domain_depth;
+		e->domain_depth = facts->depth;
 		e->allowed = walk->allowed;
 		e->unoccupied = walk->unoccupied;
 		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
@@ -682,8 +1019,12 @@ struct select_state {
 	struct task_struct *wakee;
 	__u64 start_ns;
 	__u32 active;
-	/* sd_llc_shared(target)->nr_idle_scan when S1 named target; -1: none */
+	/*
+	 * sd_llc_shared(target)->nr_idle_scan when S1 named target; -1: none
+	 * or SIS_UTIL off. has_idle_cores, read at the same moment.
+	 */
 	int nr_idle_scan;
+	bool has_idle_core;
 	bool target_seen;
 };
 
@@ -719,6 +1060,7 @@ static __always_inline int select_enter(struct task_struct *wakee, int prev_cpu,
 			 BPF_CORE_READ(wakee, recent_used_cpu), decode_flags);
 	state->wakee = wakee;
 	state->nr_idle_scan = -1;
+	state->has_idle_core = false;
 	state->target_seen = false;
 	state->active = 1;
 	state->start_ns = bpf_ktime_get_ns();
@@ -739,7 +1081,9 @@ static __always_inline int idle_probe_seen(int cpu, int idle)
 	 */
 	if (!state->target_seen && state->decoder.target >= 0) {
 		state->target_seen = true;
-		state->nr_idle_scan = llc_nr_idle_scan(state->decoder.target);
+		state->nr_idle_scan = sis_util_limit(state->decoder.target);
+		state->has_idle_core = (decode_flags & SIS_DECODE_SMT) &&
+				       llc_has_idle_cores(state->decoder.target);
 	}
 	return 0;
 }
@@ -835,6 +1179,7 @@ static __always_inline int select_exit(int chosen)
 {
 	struct select_state *state = this_select_state();
 	struct breakdown_counts counts = { .target = -1, .chosen = chosen };
+	struct audit_facts facts = {};
 	struct sis_decoder *dec;
 	struct placement placed;
 	unsigned int outcome;
@@ -878,9 +1223,12 @@ static __always_inline int select_exit(int chosen)
 	counts.failed = counts.domain_search && outcome != SIS_OUT_DOMAIN_HIT;
 	counts.depth = dec->domain_probes;
 	count_breakdown((__u64)state->wakee, &counts);
+	facts.depth = dec->domain_probes;
+	facts.domain_search = counts.domain_search;
+	facts.has_idle_core = state->has_idle_core;
+	facts.nr_idle_scan = nr_idle_scan;
 	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
-			dec->target, chosen,
-			dec->domain_probes << 1 | counts.domain_search);
+			dec->target, chosen, &facts);
 	/*
 	 * The total after its parts (probe histogram, audit): user space
 	 * reads the counters in ascending key order while wakeups go on, so
@@ -986,6 +1334,7 @@ int BPF_KPROBE(cpus_share_cache__kprobe, int a, int b)
 struct tp_wakeup {
 	struct task_struct *wakee;	/* NULL: no placement pending */
 	int prev, waker, recent;
+	bool want_affine;		/* select_task_rq_fair() will try wake_affine() */
 };
 
 /*
@@ -1018,6 +1367,40 @@ static __always_inline bool tp_fair_with_choice(struct task_struct *p)
 	if (policy != SCHED_NORMAL && policy != SCHED_BATCH && policy != SCHED_IDLE)
 		return false;
 	return BPF_CORE_READ(p, nr_cpus_allowed) > 1;
+}
+
+/* The kernel's HZ for record_wakee()'s decay (user space: the config, or 250). */
+const volatile __u32 kernel_hz = 250;
+
+/*
+ * want_affine as select_task_rq_fair() will compute it for this wakeup
+ * (6.1-6.18): !wake_wide(p) and the waker's CPU allowed. sched_waking
+ * runs before it, so record_wakee() is replayed first: the waker's
+ * wakee_flips halve once a second has passed since its last decay, and
+ * grow by one when it wakes a different task than last time.
+ */
+static __always_inline bool tp_want_affine(struct task_struct *p, int waker_cpu)
+{
+	struct task_struct *current = (struct task_struct *)bpf_get_current_task();
+	unsigned int master = BPF_CORE_READ(current, wakee_flips);
+	unsigned int slave = BPF_CORE_READ(p, wakee_flips), factor = llc_weight(waker_cpu);
+	unsigned long decay_ts = BPF_CORE_READ(current, wakee_flip_decay_ts);
+	unsigned long hz = kernel_hz;
+
+	if (!cpumask_has(BPF_CORE_READ(p, cpus_ptr), waker_cpu))
+		return false;
+	if ((long)(bpf_jiffies64() - (decay_ts + hz)) > 0)
+		master >>= 1;
+	if (BPF_CORE_READ(current, last_wakee) != p)
+		master++;
+	if (master < slave) {
+		unsigned int t = master;
+
+		master = slave;
+		slave = t;
+	}
+	/* wake_wide(): sd_llc_size of the waker's CPU is the factor. */
+	return slave < factor || master < slave * factor;
 }
 
 static __always_inline int count_wakeup(struct task_struct *wakee)
@@ -1053,16 +1436,22 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	pending->wakee = wakee;
 	pending->prev = task_cpu_of(wakee);
 	pending->waker = bpf_get_smp_processor_id();
+	pending->want_affine = tp_want_affine(wakee, pending->waker);
 	/* Read before select_idle_sibling() overwrites it with prev. */
 	pending->recent = BPF_CORE_READ(wakee, recent_used_cpu);
 	return 0;
 }
 
-/* wake_affine() scans from the waker when it shares chosen's LLC. */
+/*
+ * SIS's target: prev without want_affine (wake_wide(), or the waker's CPU
+ * not allowed); otherwise wake_affine()'s pick, taken as the waker when it
+ * shares chosen's LLC (the scan stays in target's LLC). Its WF_SYNC and
+ * load comparisons, which may keep prev, are not visible here.
+ */
 static __always_inline int tp_scan_target(const struct tp_wakeup *wakeup,
 					  int chosen)
 {
-	if (same_llc(chosen, wakeup->waker))
+	if (wakeup->want_affine && same_llc(chosen, wakeup->waker))
 		return wakeup->waker;
 	return wakeup->prev;
 }
@@ -1080,6 +1469,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	struct breakdown_counts counts = {
 		.chosen = chosen, .target = tp_scan_target(wakeup, chosen),
 	};
+	struct audit_facts facts = {};
 	struct placement placed;
 	int target = -1, depth = 0;
 	__u32 class;
@@ -1120,10 +1510,15 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 		if (class == SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
 			depth = placed.depth;
 		} else {
-			/* A failed scan probed up to SIS_UTIL's limit. */
+			/*
+			 * A failed scan probed up to SIS_UTIL's limit, or all of
+			 * LLC & allowed with SIS_UTIL off.
+			 */
 			counter_add(&counters, SISSCAN_TP_FAILED, 1);
 			counts.failed = true;
-			depth = llc_nr_idle_scan(chosen);
+			depth = sis_util_limit(chosen);
+			if (depth < 0 && !sched_feature_on(sis_util_feature))
+				depth = llc_allowed_cpus((struct task_struct *)task, chosen);
 			if (depth < 0)
 				depth = 0;
 		}
@@ -1134,8 +1529,13 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	counts.missed = placed.missed_idle;
 	counts.depth = depth;
 	count_breakdown(task, &counts);
+	/* After the choice, not as SIS began: the estimate's own approximation. */
+	facts.depth = depth;
+	facts.domain_search = counts.domain_search;
+	facts.has_idle_core = (decode_flags & SIS_DECODE_SMT) && llc_has_idle_cores(counts.target);
+	facts.nr_idle_scan = sis_util_limit(counts.target);
 	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),
-			counts.target, chosen, (__u32)depth << 1 | counts.domain_search);
+			counts.target, chosen, &facts);
 	/* The total after its parts, as in select_exit(). */
 	counter_add(&counters, SISSCAN_TP_SIS_SEARCH, 1);
 }

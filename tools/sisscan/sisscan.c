@@ -21,6 +21,7 @@
 #include "cpustate.h"
 #include "events.h"
 #include "preflight.h"
+#include "probe.h"
 #include "sisscan.h"
 #include "sisscan.skel.h"
 #include "tool.h"
@@ -37,6 +38,7 @@ enum sisscan_hook {
 	HOOK_SCHED_UPDATE_NR_RUNNING,
 	HOOK_HRTIMER_EXPIRE_ENTRY,
 	HOOK_SCHED_SWITCH,
+	HOOK_LOAD_BALANCE,
 	NR_HOOKS,
 };
 
@@ -75,6 +77,10 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 	[HOOK_SCHED_SWITCH] = {
 		.name = "sched_switch", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_switch" }, .category = "sched" },
+	/* The v4 filter model's updates: SMT-level balancing (renamed in 6.10). */
+	[HOOK_LOAD_BALANCE] = {
+		.name = "load_balance", .kind = HOOK_FUNCTION,
+		.targets = { "sched_balance_rq", "load_balance" }, .optional = true },
 };
 
 /* Decoded at select_task_rq_fair() from the calls it makes. */
@@ -255,8 +261,8 @@ enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS, OPT_PER_CPU };
 
 static const struct argp_option sisscan_options[] = {
 	{ "filter", OPT_FILTER, "NAME[,NAME]", 0,
-	  "Audit SIS filters: ideal, unoccupied, overloaded, delayed, real "
-	  "(repeatable)", 4 },
+	  "Audit SIS filters: ideal, unoccupied, unoccupied_tick, overloaded, "
+	  "delayed, real (repeatable)", 4 },
 	{ "filter-delay", OPT_FILTER_DELAY, "MS", 0,
 	  "How late the delayed filter publishes a change (default 1 ms)", 4 },
 	{ "events", OPT_EVENTS, "FILE", 0,
@@ -276,7 +282,7 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 	case OPT_FILTER:
 		if (audit_parse_filters(arg, &args->filters))
 			argp_error(state, "unknown filter in '%s': the filters are ideal, "
-				   "unoccupied, overloaded, delayed and real", arg);
+				   "unoccupied, unoccupied_tick, overloaded, delayed and real", arg);
 		break;
 	case OPT_FILTER_DELAY:
 		args->delay_ms = strtod(arg, &end);
@@ -333,9 +339,12 @@ static struct tool_desc describe(struct sisscan *ss)
 		ss->hooks[HOOK_HRTIMER_EXPIRE_ENTRY].skip_why = "only with --filter";
 		ss->hooks[HOOK_SCHED_SWITCH].skip_why = "only with --filter";
 	}
+	if (!(ss->args.filters & (1U << SIS_FILTER_UNOCCUPIED)))
+		ss->hooks[HOOK_LOAD_BALANCE].skip_why = "only with --filter unoccupied";
 	memcpy(ss->metrics, base_metrics, sizeof(base_metrics));
 	audit_metrics_build(&ss->audit, ss->args.filters, ss->args.events_path != NULL,
-			    HOOK_BIT(HOOK_SCHED_SWITCH) | RUNQUEUES);
+			    HOOK_BIT(HOOK_SCHED_SWITCH) | RUNQUEUES,
+			    HOOK_BIT(HOOK_LOAD_BALANCE));
 	memcpy(ss->metrics + nr, ss->audit.specs, ss->audit.nr * sizeof(ss->audit.specs[0]));
 	return (struct tool_desc){
 		.name = "sisscan",
@@ -346,6 +355,27 @@ static struct tool_desc describe(struct sisscan *ss)
 		.nr_metrics = nr + ss->audit.nr,
 		.nr_counters = SISSCAN_NR_COUNTERS,
 	};
+}
+
+/*
+ * sched_feat(SIS_UTIL) and sched_feat(UTIL_EST) as the BPF side reads them:
+ * sysctl_sched_features and the bits' enumerators. Either missing (no
+ * KALLSYMS_ALL, say) leaves the kernel's defaults assumed: both on.
+ */
+static void set_sched_features(struct sisscan_bpf *obj, const struct common_opts *opts)
+{
+	long long bit;
+	long hz;
+
+	obj->rodata->sched_features_addr = kernel_data_address(opts->proc_root,
+							       "sysctl_sched_features");
+	if (!kernel_enum_value("__SCHED_FEAT_SIS_UTIL", &bit))
+		obj->rodata->sis_util_feature = (__s32)bit;
+	if (!kernel_enum_value("__SCHED_FEAT_UTIL_EST", &bit))
+		obj->rodata->util_est_feature = (__s32)bit;
+	/* wake_wide()'s flips decay once per HZ jiffies; Debian's 250 if unknown. */
+	if (!kernel_config_value("CONFIG_HZ", &hz) && hz > 0 && hz <= 10000)
+		obj->rodata->kernel_hz = (__u32)hz;
 }
 
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
@@ -364,11 +394,19 @@ static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 	obj->rodata->decode_flags = (ss->topo.smt_width > 1 ? SIS_DECODE_SMT : 0) |
 				    (ss->topo.asym_capacity ? SIS_DECODE_ASYM : 0);
 	obj->rodata->nr_online_cpus = cpumask_weight(&ss->topo.online);
+	set_sched_features(obj, opts);
 	if (ss->topo.asym_capacity && !tp_placement)
 		fprintf(stderr, "sisscan: asymmetric CPU capacity: select_idle_capacity() "
 			"replaces the SMT and LLC scans, which are counted as sis_undecoded\n");
 	obj->rodata->breakdown = ss->args.per_cpu ? SIS_BY_CPU : SIS_BY_LLC;
 	obj->rodata->per_process = ss->args.per_process;
+	/*
+	 * The v4 model without its load_balance() hook would only replay its
+	 * seed: its metrics say "not measured", so leave it out of the audit
+	 * (and of the --events records) altogether.
+	 */
+	if (tool_hook(&ss->tool, HOOK_LOAD_BALANCE)->flavour == FLAVOUR_NONE)
+		ss->args.filters &= ~(1U << SIS_FILTER_UNOCCUPIED);
 	if (audit_setup(obj, ss->args.filters, ss->args.delay_ms,
 			ss->args.events_path != NULL, opts, err, errlen))
 		return -1;
@@ -382,10 +420,14 @@ static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 	return cpustate_size(&ss->maps, ss->topo.nr_cpu_ids, err, errlen);
 }
 
-/* After the load: the SMT cores (sysfs) for the decoder's "sibling of prev" test (S7). */
+/*
+ * After the load: the SMT cores (sysfs) for the decoder's "sibling of
+ * prev" test (S7), and each core's CPUs for the v4 model.
+ */
 static int fill_smt_cores(struct sisscan *ss, char *err, size_t errlen)
 {
 	int fd = bpf_map__fd(ss->obj->maps.smt_core);
+	int cores_fd = bpf_map__fd(ss->obj->maps.v4_cores);
 
 	for (int cpu = 0; cpu < ss->topo.nr_cpu_ids; cpu++) {
 		__u32 key = cpu;
@@ -393,6 +435,18 @@ static int fill_smt_cores(struct sisscan *ss, char *err, size_t errlen)
 
 		if (bpf_map_update_elem(fd, &key, &core, BPF_ANY))
 			return errmsg(err, errlen, "filling the SMT map failed: %s",
+				      strerror(errno));
+	}
+	for (int core = 0; core < ss->topo.nr_cores && core < SCHEDSCAN_MAX_CPUS; core++) {
+		struct v4_core value = {};
+		__u32 key = core;
+
+		for (int cpu = 0; cpu < ss->topo.nr_cpu_ids; cpu++)
+			if (ss->topo.core_of_cpu[cpu] == core && value.nr < V4_MAX_SIBLINGS)
+				value.cpus[value.nr++] = (__s16)cpu;
+		value.state = V4_IS_BUSY;
+		if (bpf_map_update_elem(cores_fd, &key, &value, BPF_ANY))
+			return errmsg(err, errlen, "filling the v4 core map failed: %s",
 				      strerror(errno));
 	}
 	return 0;

@@ -3,6 +3,7 @@
 #define SISSCAN_H
 
 #include "sis_decode.h"
+#include "filter_v4.h"
 
 /*
  * Count histograms (probes, scan depth, nr_idle_scan) are linear in the
@@ -19,7 +20,8 @@
 /* Filters the audit can model (--filter); docs/metrics.md "Filter audit". */
 enum sis_filter {
 	SIS_FILTER_IDEAL,	/* instantaneous truth */
-	SIS_FILTER_UNOCCUPIED,	/* v4: unoccupied CPUs, updated at balancing */
+	SIS_FILTER_UNOCCUPIED,	/* v4: unoccupied CPUs, updated at SMT balancing */
+	SIS_FILTER_UNOCCUPIED_TICK,	/* v1-v3: unoccupied CPUs, at the tick */
 	SIS_FILTER_OVERLOADED,	/* SIS_FILTER draft: overloaded CPUs, at the tick */
 	SIS_FILTER_DELAYED,	/* the truth published --filter-delay late */
 	SIS_FILTER_REAL,	/* a patched kernel's own mask */
@@ -138,10 +140,32 @@ enum sisscan_counter {
 	SISSCAN_AUDIT_CPUS,		/* LLC & allowed CPUs checked */
 	SISSCAN_AUDIT_UNOCCUPIED,	/* ... of them unoccupied */
 	SISSCAN_AUDIT_TRUNCATED,	/* LLCs over 64 CPUs: no filter depth */
+	SISSCAN_V4_BALANCES,		/* SMT-level load_balance() calls seen */
+	SISSCAN_V4_UPDATES,		/* ... that updated the v4 model */
 	SISSCAN_EVENTS,			/* records written to the event stream */
 	SISSCAN_EVENTS_DROPPED,		/* ... and lost (ring buffer full) */
 	SISSCAN_FILTER_BASE,
 	SISSCAN_NR_COUNTERS = SISSCAN_FILTER_BASE + SIS_NR_FILTERS * SIS_FC_STRIDE,
 };
+
+/* A v4 model core (v4_cores), its CPUs filled by user space at start-up. */
+struct v4_core {
+	__u64 updating;			/* the patch's cmpxchg() guard */
+	__u8 state;			/* enum v4_core_state */
+	__u8 seeded;
+	__u8 nr;			/* CPUs of the core */
+	__s16 cpus[V4_MAX_SIBLINGS];	/* ascending */
+};
+
+/*
+ * What one SIS search tells the audit (audit_placement()): filled at
+ * select_task_rq_fair()'s exit, or estimated by the tracepoint tier.
+ */
+struct audit_facts {
+	__u32 depth;		/* domain-scan probes */
+	__u32 domain_search;	/* reached select_idle_cpu() */
+	__u32 has_idle_core;	/* sd_llc_shared(target)->has_idle_cores as SIS began */
+	__s32 nr_idle_scan;	/* SIS_UTIL's limit as SIS began; -1: no limit */
+};	/* no padding: the 6.1 verifier wants every byte a global function reads written */
 
 #endif
