@@ -265,23 +265,18 @@ int kernel_enum_value(const char *name, long long *value)
 	n = (int)btf__type_cnt(btf);
 	for (int id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
+		bool wide = btf_is_enum64(t);
 
-		if (btf_is_enum(t)) {
-			const struct btf_enum *e = btf_enum(t);
+		if (!wide && !btf_is_enum(t))
+			continue;
+		for (int i = 0; i < btf_vlen(t); i++) {
+			__u32 name_off = wide ? btf_enum64(t)[i].name_off : btf_enum(t)[i].name_off;
 
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
-					*value = e->val;
-					return 0;
-				}
-		} else if (btf_is_enum64(t)) {
-			const struct btf_enum64 *e = btf_enum64(t);
-
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
-					*value = (long long)btf_enum64_value(e);
-					return 0;
-				}
+			if (strcmp(btf__name_by_offset(btf, name_off), name))
+				continue;
+			*value = wide ? (long long)btf_enum64_value(&btf_enum64(t)[i])
+				      : btf_enum(t)[i].val;
+			return 0;
 		}
 	}
 	return -1;
@@ -301,28 +296,23 @@ static int config_line(const char *line, const char *name, long *value)
 
 int kernel_config_value(const char *name, long *value)
 {
-	char path[300], line[512];
+	char paths[2][300], line[512];
 	struct utsname u;
-	gzFile gz;
-	FILE *f;
-	int found = -1;
 
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		f = fopen(path, "r");
-		if (f) {
-			while (found && fgets(line, sizeof(line), f))
-				found = config_line(line, name, value);
-			fclose(f);
-			if (!found)
-				return 0;
-		}
+	snprintf(paths[0], sizeof(paths[0]), "/boot/config-%s", uname(&u) ? "" : u.release);
+	snprintf(paths[1], sizeof(paths[1]), "/proc/config.gz");
+	/* gzopen() reads a file that is not gzip as it is: one loop for both. */
+	for (int p = 0; p < 2; p++) {
+		gzFile gz = gzopen(paths[p], "r");
+		int found = -1;
+
+		if (!gz)
+			continue;
+		while (found && gzgets(gz, line, sizeof(line)))
+			found = config_line(line, name, value);
+		gzclose(gz);
+		if (!found)
+			return 0;
 	}
-	gz = gzopen("/proc/config.gz", "r");
-	if (!gz)
-		return -1;
-	while (found && gzgets(gz, line, sizeof(line)))
-		found = config_line(line, name, value);
-	gzclose(gz);
-	return found;
+	return -1;
 }
