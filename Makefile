@@ -73,7 +73,7 @@ else
 DEFAULT_TARGETS := $(TOOL_BINS) $(WORKLOAD_BINS)
 endif
 
-.PHONY: all static deps check unit live vmcheck mutation demo bench install clean \
+.PHONY: all static deps check unit live robustness fuzz vmcheck mutation demo bench install clean \
         vmlinux lint
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -190,6 +190,30 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_HDRS) $(wildcard t
 
 $(foreach b,$(UNIT_BPF),$(eval $(BUILD)/tests/unit/test_$(b): $(OBJ)/tests/$(b).skel.h))
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) over lib/ built by clang with
+# ASan and UBSan; make check runs each briefly, make fuzz for long.
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS  := $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_NAMES))
+FUZZ_SAN   := -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_OBJS  := $(patsubst lib/%.c,$(OBJ)/fuzz/%.o,$(LIB_SRCS))
+FUZZ_LIB_A := $(OBJ)/libschedscan-fuzz.a
+
+$(OBJ)/fuzz/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) -std=gnu11 $(WARNINGS) -Ilib -I$(OBJ) -DSCHEDSCAN_VERSION='"$(VERSION)"' \
+		$(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(FUZZ_LIB_A): $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_HDRS) $(FUZZ_LIB_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) -std=gnu11 $(WARNINGS) -Ilib -Itests/fuzz $(FUZZ_SAN) \
+		-fsanitize=fuzzer,address,undefined $< $(FUZZ_LIB_A) $(LDLIBS) -lpthread -lm -o $@
+
 SAN_TOOLS := $(addprefix $(BUILD)/san/,$(TOOLS))
 STATIC_TEST_BINS := $(addprefix $(BUILD)/static-test/,$(TOOLS))
 TEST_BINS := $(addprefix $(BUILD)/test/,$(TOOLS))
@@ -207,6 +231,15 @@ unit: $(UNIT_BINS)
 live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS)
 	@tests/run-suites.sh live
 
+robustness: $(TOOL_BINS) $(WORKLOAD_BINS) $(FUZZ_BINS)
+	@tests/run-suites.sh robustness
+
+# Long fuzzing (FUZZ_SECONDS per harness, default 300); new coverage is
+# merged into the committed corpus, crashes kept as regression inputs.
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@tests/fuzz/run.sh $${FUZZ_SECONDS:-300} --merge
+
 vmcheck: $(STATIC_BINS) $(STATIC_TEST_BINS)
 	@tests/run-suites.sh vm
 
@@ -218,8 +251,8 @@ mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TES
 # "N passed, N failed, N skipped".
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS) \
-		$(TEST_BINS) $(STATIC_TEST_BINS)
-	@tests/run-suites.sh unit live vm mutation
+		$(TEST_BINS) $(STATIC_TEST_BINS) $(FUZZ_BINS)
+	@tests/run-suites.sh unit live robustness vm mutation
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpumask.h"
+#include "util.h"
 
 #define CPUMASK_WORDS (CPUMASK_MAX_CPUS / 64)
 
@@ -177,6 +178,8 @@ static int parse_fail(const struct parse_input *in, const char *entry,
 	}
 	snprintf(in->err, in->errlen, "invalid %s \"%s\": %s%s", in->what,
 		 input, detail, where);
+	/* detail may quote the rest of the input as it is. */
+	one_line(in->err);
 	return -1;
 }
 

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "runloop.h"
 #include "util.h"
 
-int event_stream_open(struct event_stream *es, const char *path, char *err,
-		      size_t errlen)
+int event_stream_open(struct event_stream *es, const char *path,
+		      unsigned long long max_bytes, char *err, size_t errlen)
 {
 	memset(es, 0, sizeof(*es));
 	es->path = path;
+	es->max_bytes = max_bytes;
 	es->out = fopen(path, "w");
 	if (!es->out)
 		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
@@ -26,17 +29,33 @@ static int write_event(void *ctx, void *data, size_t size)
 
 	json_reset(w);
 	json_begin_object(w);
-	if (!es->format(es->ctx, data, size, w))
+	if (!es->format(es->ctx, data, size, w)) {
+		__atomic_add_fetch(&es->unreadable, 1, __ATOMIC_RELAXED);
 		return 0;
+	}
 	json_end_object(w);
+	/* +1: the newline json_emit_line() adds. */
+	/* Once full, full: a later, shorter record does not slip in. */
+	if (es->over_limit || (es->max_bytes && es->bytes + w->len + 1 > es->max_bytes)) {
+		__atomic_add_fetch(&es->over_limit, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (json_emit_line(w, es->out) || ferror(es->out)) {
 		if (!es->first_errno)
 			es->first_errno = errno ? errno : EIO;
-		es->write_errors++;
+		__atomic_add_fetch(&es->write_errors, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
+	es->bytes += w->len;
 	es->written++;
 	return 0;
+}
+
+unsigned long long event_stream_lost(const struct event_stream *es)
+{
+	return __atomic_load_n(&es->over_limit, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&es->unreadable, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&es->write_errors, __ATOMIC_RELAXED);
 }
 
 static void *drain(void *arg)
@@ -63,10 +82,8 @@ int event_stream_start(struct event_stream *es, int ringbuf_fd,
 	return 0;
 }
 
-int event_stream_stop(struct event_stream *es, char *err, size_t errlen)
+void event_stream_finish(struct event_stream *es)
 {
-	int ret = 0;
-
 	if (es->running) {
 		es->stop = true;
 		pthread_join(es->thread, NULL);
@@ -77,6 +94,13 @@ int event_stream_stop(struct event_stream *es, char *err, size_t errlen)
 		ring_buffer__free(es->rb);
 		es->rb = NULL;
 	}
+}
+
+int event_stream_stop(struct event_stream *es, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	event_stream_finish(es);
 	if (es->out) {
 		int bad = fflush(es->out) | ferror(es->out);
 
@@ -85,6 +109,10 @@ int event_stream_stop(struct event_stream *es, char *err, size_t errlen)
 			es->first_errno = errno ? errno : EIO;
 			es->write_errors++;
 		}
+		if (es->over_limit)
+			fprintf(stderr, "%s: %s reached its --events-max of %llu bytes: %llu records were counted in events_dropped, not written\n",
+				program_invocation_short_name, es->path, es->max_bytes,
+				es->over_limit);
 		es->out = NULL;
 	}
 	if (es->write_errors)

@@ -31,6 +31,7 @@ enum {
 	OPT_LISTEN,
 	OPT_PROMETHEUS_FILE,
 	OPT_READY_FD,
+	OPT_BTF,
 };
 
 static const struct argp_option common_options[] = {
@@ -53,10 +54,19 @@ static const struct argp_option common_options[] = {
 	  "Write \"ready\" to file descriptor FD once tracing, then close it", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "The kernel's BTF from FILE (e.g. btfhub's), for kernels built without it", 3 },
 	{ "stats", OPT_STATS, NULL, 0,
 	  "Print each BPF program's own cost at the end", 3 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf debug messages", 3 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 3 },
+	/* Negative positional values ("sisscan 1 -1"), for a clear message. */
+#define NEGATIVE_NUMBER(d) { NULL, d, "N", OPTION_HIDDEN | OPTION_ARG_OPTIONAL, NULL, 3 }
+	NEGATIVE_NUMBER('0'), NEGATIVE_NUMBER('1'), NEGATIVE_NUMBER('2'),
+	NEGATIVE_NUMBER('3'), NEGATIVE_NUMBER('4'), NEGATIVE_NUMBER('5'),
+	NEGATIVE_NUMBER('6'), NEGATIVE_NUMBER('7'), NEGATIVE_NUMBER('8'),
+	NEGATIVE_NUMBER('9'),
+#undef NEGATIVE_NUMBER
 	{},
 };
 
@@ -83,15 +93,24 @@ const char *probe_mode_name(enum probe_mode mode)
 	}
 }
 
+int parse_decimal(const char *text, double *out)
+{
+	char *end;
+
+	/* strtod() also takes hex ("0x1"), "inf" and "nan": none is a typo we want. */
+	if (!*text || text[strspn(text, "0123456789.eE+-")])
+		return -1;
+	errno = 0;
+	*out = strtod(text, &end);
+	return *end || errno == ERANGE || !isfinite(*out) ? -1 : 0;
+}
+
 int parse_seconds(const char *what, const char *text, double *out,
 		  char *err, size_t errlen)
 {
-	char *end;
 	double value;
 
-	errno = 0;
-	value = strtod(text, &end);
-	if (!*text || *end || errno == ERANGE || !isfinite(value))
+	if (parse_decimal(text, &value))
 		return errmsg(err, errlen,
 			    "invalid %s '%s': expected a number of seconds",
 			    what, text);
@@ -141,6 +160,49 @@ int parse_pid(const char *text, const char *proc_root, pid_t *out, char *err,
 	if (access(path, F_OK))
 		return errmsg(err, errlen, "no process with PID %ld exists", value);
 	*out = (pid_t)value;
+	return 0;
+}
+
+/* Field 9 of /proc/PID/stat (include/linux/sched.h). */
+#define PF_KTHREAD 0x00200000
+
+int pid_target(const char *proc_root, pid_t *pid, char *note, size_t notelen)
+{
+	char path[PATH_MAX], *text, *p, comm[64] = "?";
+	unsigned long flags = 0;
+	long tgid = 0;
+
+	note[0] = 0;
+	snprintf(path, sizeof(path), "%s/%d/status", proc_root, *pid);
+	if (!read_text_file(path, &text, NULL, 0)) {
+		p = strstr(text, "\nTgid:");
+		if (p)
+			tgid = strtol(p + 6, NULL, 10);
+		if (!strncmp(text, "Name:", 5))
+			sscanf(text + 5, " %63[^\n]", comm);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, *pid);
+	if (!read_text_file(path, &text, NULL, 0)) {
+		/* After the ")" that ends comm: state ppid pgrp session tty tpgid flags. */
+		p = strrchr(text, ')');
+		if (p)
+			sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
+		free(text);
+	}
+	if (flags & PF_KTHREAD) {
+		snprintf(note, notelen,
+			 "PID %d is the kernel thread '%s': only its own events are traced",
+			 *pid, comm);
+		return 1;
+	}
+	if (tgid > 0 && tgid != *pid) {
+		snprintf(note, notelen,
+			 "%d is a thread of process %ld ('%s'): -p selects processes, so all of its threads are traced",
+			 *pid, tgid, comm);
+		*pid = (pid_t)tgid;
+		return 1;
+	}
 	return 0;
 }
 
@@ -246,6 +308,33 @@ int parse_cgroup(const char *path, unsigned long long *id, char *err,
 	return 0;
 }
 
+int parse_size(const char *what, const char *text, unsigned long long *out,
+	       char *err, size_t errlen)
+{
+	static const char suffixes[] = "KMG";
+	unsigned long long value = 0;
+	const char *p = text;
+	int shift = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (value > (ULLONG_MAX - 9) / 10)
+			return errmsg(err, errlen, "%s '%s' is too large", what, text);
+		value = value * 10 + (unsigned)(*p - '0');
+	}
+	if (p != text && *p && strchr(suffixes, *p) && !p[1]) {
+		shift = 10 * (int)(strchr(suffixes, *p) - suffixes + 1);
+		p++;
+	}
+	if (p == text || *p)
+		return errmsg(err, errlen,
+			      "invalid %s '%s': expected bytes, optionally with K, M or G (e.g. 256M)",
+			      what, text);
+	if (shift && value > ULLONG_MAX >> shift)
+		return errmsg(err, errlen, "%s '%s' is too large", what, text);
+	*out = value << shift;
+	return 0;
+}
+
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen)
 {
@@ -273,16 +362,41 @@ int parse_output_path(const char *what, const char *path, char *err,
 	return 0;
 }
 
+/* [interval] [count], in the order given. */
+static int positional(struct common_opts *opts, const char *arg, char *err,
+		      size_t errlen)
+{
+	int ret;
+
+	if (opts->nr_positional == 0 && opts->interval_from_option)
+		return errmsg(err, errlen,
+			      "the interval was given twice (-i and a positional interval)");
+	if (opts->nr_positional == 0)
+		ret = parse_seconds("interval", arg, &opts->interval_s, err, errlen);
+	else if (opts->nr_positional == 1)
+		ret = parse_count(arg, &opts->count, err, errlen);
+	else
+		ret = errmsg(err, errlen,
+			     "unexpected argument '%s': only [interval] [count] are taken", arg);
+	opts->nr_positional++;
+	return ret;
+}
+
 static error_t parse_common(int key, char *arg, struct argp_state *state)
 {
 	struct common_opts *opts = state->input;
-	char err[512];
+	char err[512], negative[64];
 	int ret = 0;
 
 	switch (key) {
-	case 'p':
+	case 'p': {
+		char note[256];
+
 		ret = parse_pid(arg, opts->proc_root, &opts->pid, err, sizeof(err));
+		if (!ret && pid_target(opts->proc_root, &opts->pid, note, sizeof(note)))
+			fprintf(stderr, "%s: %s\n", program_invocation_short_name, note);
 		break;
+	}
 	case OPT_COMM:
 		ret = parse_comm(arg, opts->comm, sizeof(opts->comm), err,
 				 sizeof(err));
@@ -298,7 +412,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		if (opts->interval_from_option || opts->nr_positional) {
-			snprintf(err, sizeof(err),
+			errmsg(err, sizeof(err),
 				 "the interval was given twice (-i and a positional interval)");
 			ret = -1;
 			break;
@@ -333,7 +447,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		errno = 0;
 		top = strtol(arg, &end, 10);
 		if (!*arg || *end || errno || top < 1 || top > 1000000) {
-			snprintf(err, sizeof(err),
+			errmsg(err, sizeof(err),
 				 "invalid --top '%s': expected a number of rows from 1 to 1000000", arg);
 			ret = -1;
 		}
@@ -359,46 +473,44 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		errno = 0;
 		fd = strtol(arg, &end, 10);
 		if (!*arg || *end || errno || fd < 0 || fd > 1000000) {
-			snprintf(err, sizeof(err),
+			errmsg(err, sizeof(err),
 				 "invalid --ready-fd '%s': expected an open file descriptor number", arg);
 			ret = -1;
 		} else if (fcntl((int)fd, F_GETFD) < 0) {
-			snprintf(err, sizeof(err),
+			errmsg(err, sizeof(err),
 				 "invalid --ready-fd %ld: no such open file descriptor", fd);
 			ret = -1;
 		}
 		opts->ready_fd = (int)fd;
 		break;
 	}
+	case OPT_BTF: {
+		struct stat st;
+
+		if (stat(arg, &st) || !S_ISREG(st.st_mode) || access(arg, R_OK))
+			ret = errmsg(err, sizeof(err), "--btf '%s': %s", arg,
+				     stat(arg, &st) ? strerror(errno) :
+				     !S_ISREG(st.st_mode) ? "not a file" : strerror(errno));
+		opts->btf_path = arg;
+		break;
+	}
 	case 'v':
 		opts->verbose = true;
+		break;
+	case '0' ... '9':
+		/* "-1" is a negative positional number, not an option. */
+		snprintf(negative, sizeof(negative), "-%c%s", key, arg ? arg : "");
+		ret = positional(opts, negative, err, sizeof(err));
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case ARGP_KEY_ARG:
-		if (opts->nr_positional == 0) {
-			if (opts->interval_from_option) {
-				snprintf(err, sizeof(err),
-					 "the interval was given twice (-i and a positional interval)");
-				ret = -1;
-				break;
-			}
-			ret = parse_seconds("interval", arg, &opts->interval_s,
-					    err, sizeof(err));
-		} else if (opts->nr_positional == 1) {
-			ret = parse_count(arg, &opts->count, err, sizeof(err));
-		} else {
-			snprintf(err, sizeof(err),
-				 "unexpected argument '%s': only [interval] [count] are taken",
-				 arg);
-			ret = -1;
-		}
-		opts->nr_positional++;
+		ret = positional(opts, arg, err, sizeof(err));
 		break;
 	case ARGP_KEY_END:
 		if (opts->count && !opts->interval_s) {
-			snprintf(err, sizeof(err), "a count needs an interval");
+			errmsg(err, sizeof(err), "a count needs an interval");
 			ret = -1;
 		}
 		break;
@@ -465,12 +577,22 @@ void parse_tool_args_with(int argc, char **argv, const char *doc,
 	static char version[64];
 	struct tool_args args;
 
+	char **named = calloc((size_t)argc + 1, sizeof(*named));
+
 	common_opts_init(opts);
 	args = (struct tool_args){ opts, parser, input };
 	snprintf(version, sizeof(version), "%s %s",
 		 program_invocation_short_name, SCHEDSCAN_VERSION);
 	argp_program_version = version;
-	argp_parse(&argp, argc, argv, 0, NULL, &args);
+	/* getopt's messages start with argv[0]: the tool's name, not "./build/sisscan". */
+	if (named) {
+		memcpy(named, argv, (size_t)argc * sizeof(*named));
+		named[0] = program_invocation_short_name;
+		argv = named;
+	}
+	/* In order: "1 -1" is a count of -1, seen after the interval. */
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &args);
+	free(named);
 }
 
 /* glibc's argp exits with this status on a usage error. */

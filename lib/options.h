@@ -34,6 +34,7 @@ struct common_opts {
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
 	const char *prometheus_file;	/* --prometheus-file PATH */
 	int ready_fd;			/* --ready-fd FD, -1: none */
+	const char *btf_path;		/* --btf FILE: the kernel's types, if it has no BTF */
 	enum probe_mode mode;
 	/* Where to look things up; tests point these at fixtures. */
 	const char *proc_root, *sysfs_root;
@@ -67,11 +68,19 @@ const char *probe_mode_name(enum probe_mode mode);
  * Value checks, exported for the unit tests. Each returns 0 or -1 with
  * one sentence in err.
  */
+/* A plain decimal number (no hex, inf or nan): 0, or -1. */
+int parse_decimal(const char *text, double *out);
 int parse_seconds(const char *what, const char *text, double *out,
 		  char *err, size_t errlen);
 int parse_count(const char *text, long *out, char *err, size_t errlen);
 int parse_pid(const char *text, const char *proc_root, pid_t *out,
 	      char *err, size_t errlen);
+/*
+ * What -p PID will trace: 1 and a sentence in note when that is not
+ * simply the process PID (a kernel thread; a thread, replaced by its
+ * process), else 0.
+ */
+int pid_target(const char *proc_root, pid_t *pid, char *note, size_t notelen);
 int parse_comm(const char *text, char *out, size_t outlen, char *err,
 	       size_t errlen);
 int parse_mode(const char *text, enum probe_mode *out, char *err,
@@ -80,6 +89,9 @@ int parse_cpus(const char *text, const char *sysfs_root, struct cpumask *out,
 	       char *err, size_t errlen);
 int parse_cgroup(const char *path, unsigned long long *id, char *err,
 		 size_t errlen);
+/* A size in bytes with an optional K, M or G (binary) suffix; 0 allowed. */
+int parse_size(const char *what, const char *text, unsigned long long *out,
+	       char *err, size_t errlen);
 /* A file the tool will (re)create: its directory must exist and be writable. */
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen);

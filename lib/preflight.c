@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "options.h"
 #include "preflight.h"
+#include "probe.h"
+#include "runloop.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -20,13 +25,83 @@
 #endif
 
 static bool verbose_libbpf;
+/* Said better by the tool: a --btf file libbpf cannot parse; no kernel BTF with --btf. */
+static bool quiet_libbpf, kernel_btf_missing;
 
+/*
+ * The verifier's reason for refusing a program: the last lines before its
+ * "processed N insns" statistics (or before the end of a truncated log).
+ */
+void verifier_log_reason(const char *log, char *out, size_t outlen)
+{
+	const char *end = strstr(log, "\nprocessed ");
+	const char *line_end, *start;
+	int lines = 0;
+
+	if (outlen)
+		out[0] = 0;
+	if (!end)
+		end = log + strlen(log);
+	while (end > log && end[-1] == '\n')
+		end--;
+	line_end = end;
+	start = end;
+	/* Two lines: "invalid access to map value ..." and "R4 max value is ...". */
+	while (start > log && lines < 2) {
+		start--;
+		if (*start == '\n' && start + 1 < line_end)
+			lines++;
+	}
+	if (*start == '\n')
+		start++;
+	for (size_t n = 0; outlen && start < line_end; start++) {
+		const char *piece = *start == '\n' ? "; " : (char[2]){ *start, 0 };
+		size_t len = strlen(piece);
+
+		if (n + len >= outlen)
+			break;
+		memcpy(out + n, piece, len);
+		n += len;
+		out[n] = 0;
+	}
+}
+
+/*
+ * Without -v: libbpf's warnings, but a verifier log (hundreds of lines,
+ * printed at warning level) shrinks to the verifier's reason.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	if (level == LIBBPF_DEBUG && !verbose_libbpf)
+	static const char begin[] = "-- BEGIN PROG LOAD LOG --\n";
+	char *text = NULL, reason[512], *log, *log_end;
+	int ret;
+
+	if (verbose_libbpf)
+		return vfprintf(stderr, fmt, args);
+	if (level == LIBBPF_DEBUG || quiet_libbpf)
 		return 0;
-	return vfprintf(stderr, fmt, args);
+	if (vasprintf(&text, fmt, args) < 0)
+		return 0;
+	if (kernel_btf_missing && strstr(text, "failed to find valid kernel BTF")) {
+		free(text);
+		return 0;
+	}
+	log = strstr(text, begin);
+	if (!log) {
+		ret = fputs(text, stderr);
+		free(text);
+		return ret;
+	}
+	/* "libbpf: prog 'NAME': " precedes the log. */
+	log_end = strstr(log, "-- END PROG LOAD LOG --");
+	if (log_end)
+		*log_end = 0;
+	verifier_log_reason(log + sizeof(begin) - 1, reason, sizeof(reason));
+	ret = fprintf(stderr, "%.*sthe verifier refused it: %s\n", (int)(log - text), text,
+		      reason);
+	free(text);
+	return ret;
 }
 
 static bool cap_effective(const struct __user_cap_data_struct data[2], int cap)
@@ -61,6 +136,13 @@ int preflight(const char *tool, const struct common_opts *opts)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 
+	/*
+	 * First of all: a SIGINT during a slow load then ends the run as soon
+	 * as it starts, with its summary. (A script's background job starts
+	 * with SIGINT ignored, and one sent before the handler was in place
+	 * was lost: the tool ran until killed.)
+	 */
+	run_install_signals();
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	if (!has_bpf_privileges()) {
@@ -69,9 +151,23 @@ int preflight(const char *tool, const struct common_opts *opts)
 			tool);
 		return -1;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (opts->btf_path) {
+		struct btf *btf;
+
+		quiet_libbpf = true;
+		btf = btf__parse(opts->btf_path, NULL);
+		quiet_libbpf = false;
+		kernel_btf_missing = access("/sys/kernel/btf/vmlinux", R_OK) != 0;
+		if (libbpf_get_error(btf)) {
+			fprintf(stderr, "%s: --btf %s holds no BTF libbpf can read\n", tool,
+				opts->btf_path);
+			return -1;
+		}
+		btf__free(btf);
+		probe_use_btf(opts->btf_path);
+	} else if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,
-			"%s: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing); it needs Linux 5.8 or later built with CONFIG_DEBUG_INFO_BTF=y\n",
+			"%s: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing); it needs Linux 5.8 or later built with CONFIG_DEBUG_INFO_BTF=y, or its BTF in a file given with --btf (e.g. from btfhub)\n",
 			tool);
 		return -1;
 	}

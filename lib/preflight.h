@@ -18,5 +18,7 @@ int preflight(const char *tool, const struct common_opts *opts);
 /* Exported for tests. */
 bool has_bpf_privileges(void);
 const char *kernel_release(void);
+/* The verifier's reason for refusing a program, from its log, on one line. */
+void verifier_log_reason(const char *log, char *out, size_t outlen);
 
 #endif

@@ -20,9 +20,14 @@ static const struct bpf_insn return_zero[] = {
 	{ .code = 0x95 },				/* exit */
 };
 
-/* The kernel BTF, loaded once for every probe and member lookup. */
-static struct btf *cached_btf;
-static bool btf_tried;
+/*
+ * The kernel's own BTF, loaded once: what fentry and tp_btf attach to.
+ * Type lookups (members, enumerators) use --btf FILE instead when given:
+ * on a kernel built without BTF it describes the kernel's types.
+ */
+static struct btf *cached_btf, *cached_types;
+static bool btf_tried, types_tried;
+static const char *types_path;
 
 static struct btf *vmlinux_btf(void)
 {
@@ -35,11 +40,30 @@ static struct btf *vmlinux_btf(void)
 	return cached_btf;
 }
 
+static struct btf *types_btf(void)
+{
+	if (!types_path)
+		return vmlinux_btf();
+	if (!types_tried) {
+		types_tried = true;
+		cached_types = btf__parse(types_path, NULL);
+		if (libbpf_get_error(cached_types))
+			cached_types = NULL;
+	}
+	return cached_types;
+}
+
+void probe_use_btf(const char *path)
+{
+	types_path = path;
+}
+
 void probe_release(void)
 {
 	btf__free(cached_btf);
-	cached_btf = NULL;
-	btf_tried = false;
+	btf__free(cached_types);
+	cached_btf = cached_types = NULL;
+	btf_tried = types_tried = false;
 }
 
 /*
@@ -205,7 +229,7 @@ bool probe_tracepoint(const char *category, const char *tp, char *why,
 
 int kernel_struct_member_offset(const char *struct_name, const char *member_name)
 {
-	struct btf *btf = vmlinux_btf();
+	struct btf *btf = types_btf();
 	const struct btf_type *t;
 	const struct btf_member *m;
 	int id;
@@ -257,7 +281,7 @@ unsigned long long kernel_data_address(const char *proc_root, const char *name)
 
 int kernel_enum_value(const char *name, long long *value)
 {
-	struct btf *btf = vmlinux_btf();
+	struct btf *btf = types_btf();
 	int n;
 
 	if (!btf)

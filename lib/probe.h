@@ -16,6 +16,8 @@
 bool probe_fentry(const char *func, char *why, size_t whylen);
 /* Frees what the probes cached (the kernel BTF). */
 void probe_release(void);
+/* Type lookups from this BTF file (--btf) instead of the kernel's. */
+void probe_use_btf(const char *path);
 bool probe_kprobe(const char *func, char *why, size_t whylen);
 bool probe_tp_btf(const char *tp, char *why, size_t whylen);
 bool probe_raw_tp(const char *tp, char *why, size_t whylen);

@@ -54,7 +54,7 @@ static void print_wrapped(FILE *out, const char *text, int indent)
 	fputc('\n', out);
 }
 
-void report_banner(struct report *r, const char *what,
+void report_banner(struct report *r, const char *what, const char *note,
 		   const struct metric_value *metrics, int nr_metrics)
 {
 	char line[1024];
@@ -62,6 +62,8 @@ void report_banner(struct report *r, const char *what,
 	if (r->json)
 		return;
 	fprintf(r->out, "Tracing %s... Hit Ctrl-C to end.\n", what);
+	if (note)
+		print_wrapped(r->out, note, 4);
 	/* One line per distinct reason, naming every metric it leaves out. */
 	for (int i = 0; i < nr_metrics; i++) {
 		size_t used;

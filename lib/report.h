@@ -47,7 +47,7 @@ void report_init(struct report *r, const char *tool, const char *mode,
 		 bool json, bool timestamp, FILE *out);
 void report_free(struct report *r);
 /* Text banner (nothing in JSON mode): what is traced and by which tier. */
-void report_banner(struct report *r, const char *what,
+void report_banner(struct report *r, const char *what, const char *note,
 		   const struct metric_value *metrics, int nr_metrics);
 /* top: rows per table in text (0: each table's default). */
 int report_window(struct report *r, const struct run_window *window,

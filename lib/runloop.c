@@ -11,7 +11,7 @@
 
 static volatile sig_atomic_t interrupted, cut_requested;
 /* The mask to wait with: the caller's, with the run signals let through. */
-static sigset_t wait_mask;
+static sigset_t wait_mask, run_signals, ending_signals;
 
 static void on_signal(int sig)
 {
@@ -24,7 +24,6 @@ static void on_signal(int sig)
 void run_install_signals(void)
 {
 	struct sigaction sa;
-	sigset_t run_signals;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -33,9 +32,12 @@ void run_install_signals(void)
 	/* SIGUSR1: end the current interval now (a test's counter read). */
 	int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
 
+	sigemptyset(&ending_signals);
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
 		sigaction(signals[i], &sa, NULL);
 		sigaddset(&run_signals, signals[i]);
+		if (signals[i] != SIGUSR1)
+			sigaddset(&ending_signals, signals[i]);
 	}
 	/*
 	 * Held pending except inside the wait: a flag tested before a plain
@@ -56,6 +58,12 @@ void run_clear_signals(void)
 bool run_interrupted(void)
 {
 	return interrupted;
+}
+
+void run_allow_signals(bool allow)
+{
+	/* Not SIGUSR1: a cut must not cost a report. */
+	pthread_sigmask(allow ? SIG_UNBLOCK : SIG_BLOCK, &ending_signals, NULL);
 }
 
 int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
@@ -99,16 +107,19 @@ static void sleep_until(double deadline)
 	}
 }
 
-static int report_interval(struct run_window *window, run_report_fn report,
-			   void *ctx)
+static int report_interval(struct run_window *window, const struct run_callbacks *cb,
+			   bool last)
 {
 	int ret;
+
+	if (last && cb->stop)
+		cb->stop(cb->ctx);
 
 	window->end = realtime_seconds();
 	window->end_mono = monotonic_seconds();
 	window->final = false;
 	window->intervals++;
-	ret = report(ctx, window);
+	ret = cb->report(cb->ctx, window);
 	window->start = window->end;
 	window->start_mono = window->end_mono;
 	return ret;
@@ -120,20 +131,34 @@ static int report_interval(struct run_window *window, run_report_fn report,
  * always add up to the final one. The final report comes right after
  * the last interval report, so a tool can reuse that last reading.
  */
-int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
+int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 {
 	struct run_window window = {};
 	double run_start = realtime_seconds(), run_start_mono = monotonic_seconds();
 	double deadline = opts->duration_s ? run_start_mono + opts->duration_s : INFINITY;
 	double next = opts->interval_s ? run_start_mono + opts->interval_s : INFINITY;
 	const char *reason = NULL;
+	long scheduled = 1;	/* intervals due so far, the current one included */
 	int ret;
 
 	window.start = run_start;
 	window.start_mono = run_start_mono;
-	while (!reason) {
-		double wake = next < deadline ? next : deadline;
+	if (cb->start) {
+		ret = cb->start(cb->ctx, &window);
+		if (ret)
+			return ret;
+	}
+	/* stop() takes its time before the last reading: start it that much early. */
+	double lead = cb->stop ? cb->stop_lead_s : 0;
 
+	while (!reason) {
+		bool ends_by_count = opts->count && window.intervals + 1 >= opts->count;
+		/* An interval due within the lead of the deadline is the last one. */
+		double wake = next < deadline - lead ? next : deadline;
+		double last_at = ends_by_count && wake == next ? next : deadline;
+
+		if (wake == last_at)
+			wake -= lead;
 		if (isinf(wake)) {
 			/* No interval and no duration: wait for a signal. */
 			while (!interrupted && !cut_requested)
@@ -143,7 +168,7 @@ int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 		}
 		if (interrupted)
 			reason = "signal";
-		else if (monotonic_seconds() >= deadline)
+		else if (monotonic_seconds() >= deadline - lead)
 			reason = "duration";
 		if (!opts->interval_s) {
 			cut_requested = 0;
@@ -156,21 +181,35 @@ int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx)
 		bool cut = cut_requested && !reason;
 
 		cut_requested = 0;
-		if (!cut && !reason && monotonic_seconds() < next)
+		if (!cut && !reason && monotonic_seconds() < next - (next == last_at ? lead : 0))
 			continue;
-		ret = report_interval(&window, report, ctx);
+		ret = report_interval(&window, cb, reason ||
+				      (opts->count && window.intervals + 1 >= opts->count));
 		if (ret)
 			return ret;
 		if (!reason && opts->count && window.intervals >= opts->count)
 			reason = "count";
+		/* k * interval from the start, not a sum that drifts. */
 		if (!cut)
-			next += opts->interval_s;
+			next = run_start_mono + ++scheduled * opts->interval_s;
+	}
+	/*
+	 * After intervals the summary is their last reading (tool.c), so it
+	 * ends where the last interval ended: the records cover the run back
+	 * to back and no later.
+	 */
+	if (window.intervals) {
+		window.end = window.start;
+		window.end_mono = window.start_mono;
+	} else {
+		if (cb->stop)
+			cb->stop(cb->ctx);
+		window.end = realtime_seconds();
+		window.end_mono = monotonic_seconds();
 	}
 	window.start = run_start;
 	window.start_mono = run_start_mono;
-	window.end = realtime_seconds();
-	window.end_mono = monotonic_seconds();
 	window.final = true;
 	window.end_reason = reason;
-	return report(ctx, &window);
+	return cb->report(cb->ctx, &window);
 }

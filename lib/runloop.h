@@ -22,17 +22,38 @@ struct run_window {
 
 typedef int (*run_report_fn)(void *ctx, const struct run_window *window);
 
+/*
+ * start: once, as the first window opens (window->start_mono is set);
+ * stop: once, just before the last reading (the last interval's, or the
+ * summary's when there are no intervals). Either may be NULL; a non-zero
+ * return from start ends the loop with that value.
+ */
+struct run_callbacks {
+	run_report_fn report;
+	int (*start)(void *ctx, const struct run_window *window);
+	void (*stop)(void *ctx);
+	void *ctx;
+	double stop_lead_s;	/* how long stop() takes: a timed end starts it that early */
+};
+
 /* Installs the handlers; call before attaching so Ctrl-C is never lost. */
 void run_install_signals(void);
 /* Forgets the signals seen so far (a second run in one process). */
 void run_clear_signals(void);
 bool run_interrupted(void);
 /*
+ * Lets the ending signals (INT, TERM, HUP) in (true) around a write that
+ * may block, so that
+ * they interrupt it (EINTR: the handlers do not restart calls); false
+ * holds them pending again.
+ */
+void run_allow_signals(bool allow);
+/*
  * pthread_create() for the tools' helper threads (event writer, HTTP
  * server): they take no signal, since one delivered to them would set
  * the run loop's flag without waking the run loop's wait.
  */
 int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
-int run_loop(const struct common_opts *opts, run_report_fn report, void *ctx);
+int run_loop(const struct common_opts *opts, const struct run_callbacks *cb);
 
 #endif

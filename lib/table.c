@@ -13,11 +13,14 @@
 #define DURATION_RETRIES 8
 
 unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
+					  unsigned long long start_ns,
 					  unsigned long long read_ns)
 {
+	unsigned long long from = d->since > start_ns ? d->since : start_ns;
+
 	/* An episode that began after read_ns adds nothing yet. */
-	if (d->on && read_ns > d->since)
-		return d->total_ns + (read_ns - d->since);
+	if (d->on && start_ns && read_ns > from)
+		return d->total_ns + (read_ns - from);
 	return d->total_ns;
 }
 
@@ -210,7 +213,7 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 	}
 	for (unsigned int k = 0; k < s->nr_values / 2; k++) {
 		struct schedscan_duration dur = read_duration(t, key, map_dump_value(d, i, 0), k);
-		unsigned long long ns = duration_cumulative_ns(&dur, read_ns);
+		unsigned long long ns = duration_cumulative_ns(&dur, t->start_ns, read_ns);
 
 		/* Never backwards: a window is never negative. */
 		row->now[2 * k] = ns > row->now[2 * k] ? ns : row->now[2 * k];

@@ -120,6 +120,7 @@ struct table {
 	unsigned long long dropped_now, dropped_last, dropped_win;
 	unsigned long long torn_reads;	/* duration entries re-read (diagnostics) */
 	double window_s;	/* of the last window, for COLUMN_SHARE */
+	unsigned long long start_ns;	/* the run's start: durations count from it */
 };
 
 /* Which of a row's value sets to use. */
@@ -179,8 +180,12 @@ extern const int table_comm_width[1];
 	.label_widths = table_comm_width, .nr_labels = 1,                     \
 	.labels = table_label_comm
 
-/* The cumulative time of a duration at read_ns (exposed for unit tests). */
+/*
+ * The cumulative time of a duration from start_ns to read_ns, as the BPF
+ * side closes episodes (exposed for unit tests).
+ */
 unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
+					  unsigned long long start_ns,
 					  unsigned long long read_ns);
 
 #endif

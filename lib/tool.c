@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,9 @@
 #include "runloop.h"
 #include "tool.h"
 #include "util.h"
+
+/* How long in-flight BPF programs get to finish once counting stops. */
+#define COUNTING_DRAIN_US 5000
 
 /* log2 slots needed to hold value (slot k = [2^(k-1), 2^k - 1]). */
 static unsigned int log2_slots_for(unsigned long long value)
@@ -50,6 +55,17 @@ static unsigned int metric_slots(const struct metric_spec *m)
 	if (m->ratio[0])
 		return 0;
 	return (m->nr_slots ? m->nr_slots : 1) + (m->has_sum ? 1 : 0);
+}
+
+const struct bpf_object_open_opts *tool_open_opts(const struct common_opts *opts)
+{
+	static struct bpf_object_open_opts open_opts;
+
+	open_opts = (struct bpf_object_open_opts){
+		.sz = sizeof(open_opts),
+		.btf_custom_path = opts->btf_path,
+	};
+	return &open_opts;
 }
 
 int tool_init(struct tool *t, const struct tool_desc *desc,
@@ -211,6 +227,27 @@ static void verifier_stats(struct bpf_object *obj, bool after)
 	}
 }
 
+/* The object's struct schedscan_run (lib/bpf/table.h), mapped after the load. */
+static int find_run_section(struct tool *t, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+	size_t size = 0;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		size_t len = strlen(name);
+
+		if (len >= 9 && !strcmp(name + len - 9, ".data.run")) {
+			/* libbpf maps it over the kernel's map at the load: it is live. */
+			t->run = (struct schedscan_run *)(uintptr_t)bpf_map__initial_value(map, &size);
+			break;
+		}
+	}
+	if (!t->run || size < sizeof(*t->run))
+		return fail(t, "the BPF object has no mapped .data.run section");
+	return 0;
+}
+
 int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 	      struct bpf_map *counters)
 {
@@ -218,9 +255,12 @@ int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 
 	verifier_stats(*skeleton->obj, false);
 	if (bpf_object__load_skeleton(skeleton))
-		return fail(t, "loading the BPF programs failed: %s (run with -v for the verifier log)",
+		return fail(t, "loading the BPF programs failed: %s (run with -v for the whole verifier log)",
 			    strerror(errno));
 	verifier_stats(*skeleton->obj, true);
+	ret = find_run_section(t, *skeleton->obj);
+	if (ret)
+		return ret;
 	ret = percpu_sums_init(&t->counters, bpf_map__fd(counters));
 	if (ret)
 		return fail(t, "reading the counter map failed: %s", strerror(-ret));
@@ -260,7 +300,6 @@ int tool_attach(struct tool *t)
 		if (t->stats_fd == -1)
 			return fail(t, "%s", err);
 	}
-	run_install_signals();
 	if (hooks_attach(t->hooks, t->desc.nr_hooks, err, sizeof(err)))
 		return fail(t, "%s", err);
 	return 0;
@@ -351,6 +390,8 @@ static int read_all(struct tool *t)
 
 	if (ret)
 		return fail(t, "reading the counters failed: %s", strerror(-ret));
+	if (t->desc.adjust)
+		t->desc.adjust(t->desc.ctx, t->now);
 	for (int i = 0; i < t->nr_tables; i++) {
 		ret = table_read(t->tables[i], read_ns);
 		if (ret)
@@ -433,7 +474,7 @@ static int report_window_locked(struct tool *t, const struct run_window *window)
 	struct prog_stat stats[TOOL_MAX_HOOKS * HOOK_MAX_PROGS];
 	enum table_window_kind kind;
 	size_t n = t->desc.nr_counters * sizeof(*t->now);
-	int nr_stats = 0;
+	int nr_stats = 0, ret;
 
 	/*
 	 * A summary after interval records is the last reading, so the
@@ -456,8 +497,22 @@ static int report_window_locked(struct tool *t, const struct run_window *window)
 	if (window->final && t->opts->stats)
 		nr_stats = bpfstats_collect(t->hooks, t->desc.nr_hooks, stats,
 					    sizeof(stats) / sizeof(stats[0]));
-	if (report_window(&t->report, window, values, t->desc.nr_metrics, t->tables,
-			  t->nr_tables, t->opts->top, stats, nr_stats))
+	/*
+	 * The run signals may interrupt the writes: a reader that stopped
+	 * reading (a pager left alone) blocks them, and Ctrl-C must still end
+	 * the tool.
+	 */
+	errno = 0;
+	run_allow_signals(true);
+	ret = report_window(&t->report, window, values, t->desc.nr_metrics, t->tables,
+			    t->nr_tables, t->opts->top, stats, nr_stats);
+	run_allow_signals(false);
+	if (ret && errno == EINTR && run_interrupted()) {
+		/* What stdio still holds would block exit() too. */
+		__fpurge(stdout);
+		return fail(t, "the report was not written: stdout was not being read when the signal came");
+	}
+	if (ret)
 		return fail(t, "writing the report failed: %s", strerror(errno ? errno : EIO));
 	if (t->opts->prometheus_file && write_prometheus_file(t))
 		return -EIO;
@@ -475,13 +530,55 @@ static int report_one_window(void *ctx, const struct run_window *window)
 	return ret;
 }
 
+/*
+ * The first window opens: counting starts (the BPF side counted nothing
+ * while the tool learnt its state), durations count from now.
+ */
+static int start_counting(void *ctx, const struct run_window *window)
+{
+	struct tool *t = ctx;
+	unsigned long long now = monotonic_ns();
+
+	(void)window;
+	for (int i = 0; i < t->nr_tables; i++)
+		t->tables[i]->start_ns = now;
+	t->run->start_ns = now;
+	__atomic_store_n(&t->run->counting, 1, __ATOMIC_SEQ_CST);
+	/* Scripts start their workload on this: everything is attached and counting. */
+	if (t->opts->ready_fd >= 0) {
+		static const char ready[] = "ready\n";
+
+		if (write(t->opts->ready_fd, ready, sizeof(ready) - 1) != sizeof(ready) - 1)
+			return fail(t, "writing to --ready-fd %d failed: %s", t->opts->ready_fd,
+				    strerror(errno));
+		close(t->opts->ready_fd);
+	}
+	return 0;
+}
+
+/*
+ * Before the last reading: no event is counted from here on, so the
+ * summary's scalars, its tables and the --events records describe the
+ * same events. A program that saw the flag set may still be running: a
+ * tracing program runs for microseconds, so 5 ms lets them all finish.
+ */
+static void stop_counting(void *ctx)
+{
+	struct tool *t = ctx;
+
+	__atomic_store_n(&t->run->counting, 0, __ATOMIC_SEQ_CST);
+	usleep(COUNTING_DRAIN_US);
+	if (t->desc.finish)
+		t->desc.finish(t->desc.ctx);
+}
+
 int tool_run(struct tool *t)
 {
 	struct metric_value values[TOOL_MAX_METRICS];
 	char err[512];
 
 	fill_metrics(t, t->now, values);
-	report_banner(&t->report, t->desc.what, values, t->desc.nr_metrics);
+	report_banner(&t->report, t->desc.what, t->desc.banner_note, values, t->desc.nr_metrics);
 	if (t->opts->listen) {
 		t->httpd = httpd_start(t->opts->listen, scrape, t, err, sizeof(err));
 		if (!t->httpd) {
@@ -489,29 +586,17 @@ int tool_run(struct tool *t)
 			return 1;
 		}
 	}
-	/*
-	 * The textfile collector sees the tool's series from the start.
-	 * Windows count from the attach, as the kernel's maps do: a summary
-	 * is then one reading, not the difference of two.
-	 */
+	/* The textfile collector sees the tool's series from the start. */
 	pthread_mutex_lock(&t->lock);
 	if (t->opts->prometheus_file && write_prometheus_file(t)) {
 		pthread_mutex_unlock(&t->lock);
 		return 1;
 	}
 	pthread_mutex_unlock(&t->lock);
-	/* Scripts start their workload on this: everything is attached. */
-	if (t->opts->ready_fd >= 0) {
-		static const char ready[] = "ready\n";
+	struct run_callbacks cb = { report_one_window, start_counting, stop_counting, t,
+				    COUNTING_DRAIN_US / 1e6 };
 
-		if (write(t->opts->ready_fd, ready, sizeof(ready) - 1) != sizeof(ready) - 1) {
-			fail(t, "writing to --ready-fd %d failed: %s", t->opts->ready_fd,
-			     strerror(errno));
-			return 1;
-		}
-		close(t->opts->ready_fd);
-	}
-	return run_loop(t->opts, report_one_window, t) ? 1 : 0;
+	return run_loop(t->opts, &cb) ? 1 : 0;
 }
 
 void tool_destroy(struct tool *t)

@@ -78,6 +78,15 @@ struct tool_desc {
 	const struct metric_spec *metrics;
 	int nr_metrics;
 	unsigned int nr_counters;	/* slots of the counter map */
+	const char *banner_note;	/* a line after the banner, or NULL */
+	/*
+	 * Optional, with ctx: finish() runs once counting has stopped, before
+	 * the last reading; adjust() corrects each reading of the counters
+	 * with what user space knows (records an output could not take).
+	 */
+	void (*finish)(void *ctx);
+	void (*adjust)(void *ctx, unsigned long long *counts);
+	void *ctx;
 };
 
 /* Where each metric is read from once the hooks are chosen. */
@@ -107,8 +116,12 @@ struct tool {
 	/* Map reads and renders: the window loop and the HTTP thread. */
 	pthread_mutex_t lock;
 	struct httpd *httpd;
+	/* The BPF side's counting switch (mapped .data.run). */
+	struct schedscan_run *run;
 };
 
+/* The skeleton's open options: --btf FILE for CO-RE relocations. */
+const struct bpf_object_open_opts *tool_open_opts(const struct common_opts *opts);
 /* 0, or -1 after printing a sentence to stderr (as every tool_* call). */
 int tool_init(struct tool *t, const struct tool_desc *desc,
 	      const struct common_opts *opts);

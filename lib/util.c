@@ -10,6 +10,13 @@
 #include <time.h>
 #include "util.h"
 
+void one_line(char *text)
+{
+	for (unsigned char *c = (unsigned char *)text; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 int errmsg(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -18,6 +25,8 @@ int errmsg(char *err, size_t errlen, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
+		/* The value quoted may hold a newline or an escape sequence. */
+		one_line(err);
 	}
 	return -1;
 }

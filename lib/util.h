@@ -7,6 +7,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Library errors: one sentence into err, return -1 (so "return errmsg(...)"). */
+/* Control characters (a newline, an escape) in text become '?'. */
+void one_line(char *text);
 int errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

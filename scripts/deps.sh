@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(
 	make gcc clang llvm			# build, llvm-strip
+	libclang-rt-14-dev			# libFuzzer (tests/fuzz)
+	valgrind libcap2-bin			# leak and privilege tests
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	python3 python3-jsonschema jq		# JSON output checks
 	prometheus prometheus-node-exporter curl	# OpenMetrics output checks

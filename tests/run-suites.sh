@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs test suites (unit, live, vm, mutation) and ends with
+# Runs test suites (unit, live, robustness, vm, mutation) and ends with
 # "N passed, N failed, N skipped".
 #
 # Every test program prints TAP: "ok N - name", "not ok N - name", a
@@ -72,13 +72,15 @@ for suite in "$@"; do
 			run_test unit "$(basename "$t")" "$UNIT_TIMEOUT" "$t"
 		done
 		;;
-	live)
+	live | robustness)
+		# live: the tools on this kernel against its own counters;
+		# robustness: hostile input, outputs, signals, load, leaks, fuzzing.
 		if [ "$(id -u)" -ne 0 ]; then
-			record "not ok - live: needs root to load BPF programs"
+			record "not ok - $suite: needs root to load BPF programs"
 			continue
 		fi
-		for t in tests/live/test_*.sh; do
-			run_test live "$(basename "$t" .sh)" "$LIVE_TIMEOUT" bash "$t"
+		for t in tests/$suite/test_*.sh; do
+			run_test "$suite" "$(basename "$t" .sh)" "$LIVE_TIMEOUT" bash "$t"
 		done
 		;;
 	mutation)

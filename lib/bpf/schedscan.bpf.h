@@ -12,11 +12,14 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "selection.h"
+#include "table.h"
 #include "mutation.h"
 #include "core_fixes.bpf.h"
 
 const volatile struct schedscan_filter schedscan_filter = {};
 const volatile struct schedscan_mutation schedscan_mutation = {};
+/* Its own section, so that user space finds it by name in any object. */
+volatile struct schedscan_run schedscan_run SEC(".data.run") = {};
 
 /* MUTATION_DROP: true for about 1 call in 20. */
 static __always_inline bool mutation_drops(void)
@@ -31,6 +34,14 @@ static __always_inline bool cpu_selected(__u32 cpu)
 		return true;
 	if (cpu >= SCHEDSCAN_MAX_CPUS)
 		return false;
+	/*
+	 * clang turns the test above into "cpu & ~8191", from which the
+	 * verifier learns no bound (idlebal -C was rejected: "invalid access
+	 * to map value ... off=536870936"); the mask after the barrier
+	 * survives the optimiser and bounds the index.
+	 */
+	barrier_var(cpu);
+	cpu &= SCHEDSCAN_MAX_CPUS - 1;
 	return (schedscan_filter.cpus[cpu / 64] >> (cpu % 64)) & 1;
 }
 
@@ -88,10 +99,30 @@ static __always_inline bool task_selected(struct task_struct *task)
 		__type(value, __u64);                                          \
 	} name SEC(".maps")
 
+/* Whether the run's window is open (table rows kept outside counter_add() test it too). */
+static __always_inline bool counting(void)
+{
+	return schedscan_run.counting;
+}
+
+/*
+ * For a count already decided under schedscan_run.counting (an event
+ * record and its counter must agree): no second look at the flag.
+ */
+static __always_inline void counter_add_decided(void *map, __u32 index, __u64 delta)
+{
+	__u64 *value = bpf_map_lookup_elem(map, &index);
+
+	if (value)
+		*value += delta;
+}
+
 static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
 {
 	__u64 *value;
 
+	if (!counting())
+		return;
 	if (schedscan_mutation.kind == MUTATION_COUNT_AS &&
 	    index == schedscan_mutation.from)
 		index = schedscan_mutation.to;

@@ -7,8 +7,6 @@
 #ifndef SCHEDSCAN_TABLE_BPF_H
 #define SCHEDSCAN_TABLE_BPF_H
 
-#include "table.h"
-
 /* Per table slot: inserts that found the map full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -29,7 +27,7 @@ static __always_inline void *table_row(void *map, const void *key,
 	void *row;
 	long err;
 
-	if (mutation_drops())
+	if (!counting() || mutation_drops())
 		return NULL;
 	row = bpf_map_lookup_elem(map, key);
 	if (row)
@@ -61,12 +59,19 @@ static __always_inline __u64 duration_set(struct schedscan_duration *d, bool on,
 	asm volatile("" ::: "memory");
 	if (on) {
 		d->since = now;
-		d->episodes++;
+		if (schedscan_run.start_ns)
+			d->episodes++;
 	} else if (now > d->since) {
+		__u64 start = schedscan_run.start_ns;
+		__u64 from = d->since > start ? d->since : start;
+
 		ended = now - d->since;
 		if (schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS)
 			ended += ended / 8;
-		d->total_ns += ended;
+		/* The window's share: from the run's start, not the attach. */
+		if (start && now > from)
+			d->total_ns += schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS ?
+				       (now - from) + (now - from) / 8 : now - from;
 	}
 	d->on = on;
 	asm volatile("" ::: "memory");

@@ -26,4 +26,17 @@ struct schedscan_duration {
 	__u64 seq_end;
 };
 
+/*
+ * The window the counters cover, in each object's ".data.run" section:
+ * user space turns counting on when the run starts and off before the
+ * final reading (lib/tool.c), so events before the state they need is
+ * learnt, and after the last reading, are counted nowhere; durations
+ * count from start_ns.
+ */
+struct schedscan_run {
+	__u32 counting;
+	__u32 pad;
+	__u64 start_ns;		/* bpf_ktime_get_ns() at the start, 0 before */
+};
+
 #endif

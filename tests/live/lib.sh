@@ -162,6 +162,26 @@ bpf_prog_count() {
 	bpftool prog show 2>/dev/null | grep -c '^[0-9]*:'
 }
 
+# bpf_objects: the numbers of BPF programs, maps and links, on one line.
+bpf_objects() {
+	local kind
+	for kind in prog map link; do
+		bpftool $kind show 2>/dev/null | grep -c '^[0-9]*:'
+	done | paste -s -d ' '
+}
+
+# bpf_objects_settled BEFORE: waits (up to 10 s: the kernel frees BPF
+# objects asynchronously) until bpf_objects says BEFORE again; prints it.
+bpf_objects_settled() {
+	local now i
+	for ((i = 0; i < 100; i++)); do
+		now=$(bpf_objects)
+		[ "$now" = "$1" ] && break
+		sleep 0.1
+	done
+	echo "$now"
+}
+
 finish() {
 	echo "1..$test_number"
 	[ "$failures" -eq 0 ]

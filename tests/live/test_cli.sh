@@ -81,4 +81,29 @@ done
 expect_error 1 "^sisscan: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing)" \
 	"sisscan without kernel BTF: exit 1 with a clear message" \
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$BIN/sisscan' -d 1"
+# The same kernel with its BTF in a file (as btfhub ships them): CO-RE
+# relocates against the file; fentry and tp_btf need the kernel's own BTF,
+# so the tools fall back to raw_tp and kprobes, and count.
+cp /sys/kernel/btf/vmlinux "$WORK/vmlinux.btf"
+for tool in $TOOLS; do
+	# something to count: 16 MB touched 0.4 s into the run
+	"$BUILD/workloads/memtouch" -t 1 -m 16 -s 0.4 -w 100 >/dev/null &
+	unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$BIN/$tool' --btf '$WORK/vmlinux.btf' --json -d 1" \
+		>"$WORK/btf.json" 2>"$WORK/btf.err"
+	status=$?
+	wait
+	tiers=$(jq -r 'select(.type == "summary") | [.metrics[].tier] | unique | join(",")' "$WORK/btf.json" 2>/dev/null)
+	# counters and table durations (idlebal's idle time) of the run
+	counted=$(jq -r 'select(.type == "summary") | [(.metrics[] | .value? // 0 | numbers),
+		(.. | objects | select(has("rows")) | .rows[] | with_entries(select(.key | endswith("_ns"))) | .[])] | add' \
+		"$WORK/btf.json" 2>/dev/null)
+	if [ $status -eq 0 ] && [ -n "$tiers" ] && [[ $tiers != *tp_btf* && $tiers != *fentry* ]] &&
+		awk -v c="${counted:-0}" 'BEGIN { exit !(c > 0) }' && [ ! -s "$WORK/btf.err" ]; then
+		pass "$tool --btf FILE on a kernel without BTF: exit 0, tiers $tiers, counts, nothing on stderr"
+	else
+		fail "$tool --btf FILE on a kernel without BTF" "status $status, tiers '$tiers', counted '$counted': $(head -c 300 "$WORK/btf.err")"
+	fi
+done
+expect_error 1 "^sisscan: --btf /etc/passwd holds no BTF libbpf can read\$" \
+	"--btf of a file without BTF: exit 1, one sentence" "$BIN/sisscan" --btf /etc/passwd -d 0.2
 finish

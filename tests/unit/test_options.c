@@ -29,6 +29,18 @@ static void test_seconds(void)
 	CHECK_INT(parse_seconds("duration", "nan", &v, err, sizeof(err)), -1);
 	CHECK_INT(parse_seconds("duration", "1s", &v, err, sizeof(err)), -1);
 	CHECK_INT(parse_seconds("duration", "", &v, err, sizeof(err)), -1);
+	/* strtod() alone took all of these. */
+	CHECK_INT(parse_seconds("interval", "0x1", &v, err, sizeof(err)), -1);
+	CHECK_STR(err, "invalid interval '0x1': expected a number of seconds");
+	CHECK_INT(parse_seconds("interval", "inf", &v, err, sizeof(err)), -1);
+	CHECK_INT(parse_seconds("interval", " 1", &v, err, sizeof(err)), -1);
+	CHECK_INT(parse_seconds("interval", "1e309", &v, err, sizeof(err)), -1);
+	CHECK_INT(parse_seconds("interval", "1e-3", &v, err, sizeof(err)), 0);
+	CHECK_DBL(v, 0.001, 1e-12);
+	CHECK_INT(parse_decimal("+2.5e1", &v), 0);
+	CHECK_DBL(v, 25, 1e-12);
+	CHECK_INT(parse_decimal("1.2.3", &v), -1);
+	CHECK_INT(parse_decimal("-", &v), -1);
 }
 
 static void test_count(void)
@@ -59,6 +71,51 @@ static void test_pid(void)
 	/* Above the kernel's PID_MAX_LIMIT (4M), so it cannot exist. */
 	CHECK_INT(parse_pid("2147483647", "/proc", &pid, err, sizeof(err)), -1);
 	CHECK_STR(err, "no process with PID 2147483647 exists");
+}
+
+/* A fake /proc: pid 7 a thread of 5, pid 9 a kernel thread, pid 5 a process. */
+static void test_pid_target(void)
+{
+	char root[] = "/tmp/schedscan-proc-XXXXXX", path[256], note[256];
+	static const struct { int pid, tgid; unsigned long flags; const char *name; } tasks[] = {
+		{ 5, 5, 0x400100, "server" },
+		{ 7, 5, 0x400040, "worker (x)" },
+		{ 9, 9, 0x208040, "kthreadd" },
+	};
+	pid_t pid;
+
+	CHECK(mkdtemp(root) != NULL);
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%d", root, tasks[i].pid);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%d/status", root, tasks[i].pid);
+		f = fopen(path, "w");
+		fprintf(f, "Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\n",
+			tasks[i].name, tasks[i].tgid, tasks[i].pid);
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/%d/stat", root, tasks[i].pid);
+		f = fopen(path, "w");
+		/* A comm with ") " inside: the fields count from the last ')'. */
+		fprintf(f, "%d (%s) S 1 1 1 0 -1 %lu 0 0 0 0\n", tasks[i].pid, tasks[i].name,
+			tasks[i].flags);
+		fclose(f);
+	}
+	pid = 5;
+	CHECK_INT(pid_target(root, &pid, note, sizeof(note)), 0);
+	CHECK_INT(pid, 5);
+	CHECK_STR(note, "");
+	pid = 7;
+	CHECK_INT(pid_target(root, &pid, note, sizeof(note)), 1);
+	CHECK_INT(pid, 5);
+	CHECK_STR(note, "7 is a thread of process 5 ('worker (x)'): -p selects processes, so all of its threads are traced");
+	pid = 9;
+	CHECK_INT(pid_target(root, &pid, note, sizeof(note)), 1);
+	CHECK_INT(pid, 9);
+	CHECK_STR(note, "PID 9 is the kernel thread 'kthreadd': only its own events are traced");
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	CHECK_INT(system(path), 0);
 }
 
 static void test_comm(void)
@@ -140,5 +197,6 @@ static void test_cgroup(void)
 }
 
 UNIT_MAIN(UNIT_TEST(test_seconds), UNIT_TEST(test_count), UNIT_TEST(test_pid),
+	  UNIT_TEST(test_pid_target),
 	  UNIT_TEST(test_comm), UNIT_TEST(test_mode),
 	  UNIT_TEST(test_cpus_against_online_mask), UNIT_TEST(test_cgroup))

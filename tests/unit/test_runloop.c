@@ -7,6 +7,7 @@
 #include <math.h>
 #include <signal.h>
 #include "runloop.h"
+#include <unistd.h>
 #include "unit.h"
 
 struct recorder {
@@ -15,6 +16,10 @@ struct recorder {
 	const char *reason;
 	int raise_after;	/* raise SIGINT in this interval report */
 	int last_window_index;
+	double last_interval_end, last_interval_end_mono;
+	int starts, stops;
+	double start_mono;	/* as start() saw it */
+	int reports_after_stop;
 };
 
 static int record(void *ctx, const struct run_window *w)
@@ -23,19 +28,60 @@ static int record(void *ctx, const struct run_window *w)
 
 	CHECK(w->end_mono >= w->start_mono);
 	CHECK(w->end >= w->start);
+	CHECK_INT(r->starts, 1);
+	/* Counting stops before the last reading, and only then. */
+	if (r->stops)
+		r->reports_after_stop++;
 	if (w->final) {
+		CHECK_INT(r->stops, 1);
+		CHECK(w->start_mono == r->start_mono);
 		r->finals++;
 		r->final_duration = w->end_mono - w->start_mono;
 		r->reason = w->end_reason;
 		r->last_window_index = w->intervals;
+		/* The summary ends where the last interval ended, to the bit. */
+		if (w->intervals) {
+			CHECK(w->end == r->last_interval_end);
+			CHECK(w->end_mono == r->last_interval_end_mono);
+		}
 		return 0;
 	}
 	r->intervals++;
 	CHECK_INT(w->intervals, r->intervals);
 	r->interval_sum += w->end_mono - w->start_mono;
+	r->last_interval_end = w->end;
+	r->last_interval_end_mono = w->end_mono;
 	if (r->raise_after && r->intervals == r->raise_after)
 		raise(SIGINT);
 	return 0;
+}
+
+static int on_start(void *ctx, const struct run_window *w)
+{
+	struct recorder *r = ctx;
+
+	r->starts++;
+	r->start_mono = w->start_mono;
+	return 0;
+}
+
+static void on_stop(void *ctx)
+{
+	struct recorder *r = ctx;
+
+	r->stops++;
+	usleep(2000);	/* as long as run_callbacks.stop_lead_s says */
+}
+
+/* The run, then: the last reading (interval or summary) and the summary came after the stop. */
+static int run(const struct common_opts *o, struct recorder *r)
+{
+	struct run_callbacks cb = { record, on_start, on_stop, r, 0.002 };
+	int ret = run_loop(o, &cb);
+
+	CHECK_INT(r->stops, 1);
+	CHECK_INT(r->reports_after_stop, r->intervals ? 2 : 1);
+	return ret;
 }
 
 static struct common_opts opts_with(double interval, long count, double duration)
@@ -54,7 +100,7 @@ static void test_count_stops_after_n_intervals(void)
 	struct common_opts o = opts_with(0.02, 3, 0);
 	struct recorder r = {};
 
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK_INT(r.intervals, 3);
 	CHECK_INT(r.finals, 1);
 	CHECK_STR(r.reason, "count");
@@ -68,10 +114,10 @@ static void test_duration_reports_partial_last_interval(void)
 	struct recorder r = {};
 
 	/* 3 on time; fewer if a report under ASan outlasts an interval. */
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK(r.intervals >= 1 && r.intervals <= 3);
 	CHECK_STR(r.reason, "duration");
-	CHECK_DBL(r.interval_sum, r.final_duration, 0.005);
+	CHECK_DBL(r.interval_sum, r.final_duration, 1e-9);
 	CHECK(r.final_duration >= 0.1);
 }
 
@@ -80,7 +126,7 @@ static void test_duration_without_interval_gives_summary_only(void)
 	struct common_opts o = opts_with(0, 0, 0.03);
 	struct recorder r = {};
 
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK_INT(r.intervals, 0);
 	CHECK_INT(r.finals, 1);
 	CHECK_STR(r.reason, "duration");
@@ -99,11 +145,11 @@ static void test_sigusr1_cuts_an_interval(void)
 	run_install_signals();
 	run_clear_signals();
 	raise(SIGUSR1);
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK_INT(r.intervals, 2);
 	CHECK_STR(r.reason, "signal");
 	CHECK(r.final_duration < 3600);
-	CHECK_DBL(r.interval_sum, r.final_duration, 0.005);
+	CHECK_DBL(r.interval_sum, r.final_duration, 1e-9);
 }
 
 static void test_signal_ends_run_with_summary(void)
@@ -113,7 +159,7 @@ static void test_signal_ends_run_with_summary(void)
 
 	run_install_signals();
 	run_clear_signals();
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK(run_interrupted());
 	CHECK_INT(r.finals, 1);
 	CHECK_STR(r.reason, "signal");
@@ -141,7 +187,7 @@ static void test_signal_before_the_wait_is_not_lost(void)
 	CHECK(sigismember(&now, SIGUSR1));
 	raise(SIGINT);
 	CHECK(!run_interrupted());	/* pending, not yet handled */
-	CHECK_INT(run_loop(&o, record, &r), 0);
+	CHECK_INT(run(&o, &r), 0);
 	CHECK_INT(r.intervals, 0);
 	CHECK_INT(r.finals, 1);
 	CHECK_STR(r.reason, "signal");

@@ -221,6 +221,7 @@ static void test_duration_split_across_windows(void)
 		return;
 	}
 	CHECK_INT(table_init(&t, &durations_spec, fd, -1, NULL), 0);
+	t.start_ns = 500;	/* the run started before the episode */
 	/* An episode from t=1000 that is still on at the first two reads. */
 	set_duration(fd, 0, true, 1000, 0, 1);
 	CHECK_INT(table_read(&t, 1600), 0);
@@ -245,8 +246,12 @@ static void test_duration_split_across_windows(void)
 	{
 		struct schedscan_duration later = { .since = 5000, .on = 1, .total_ns = 1900 };
 
-		CHECK_U64(duration_cumulative_ns(&later, 4500), 1900);
-		CHECK_U64(duration_cumulative_ns(&later, 5250), 2150);
+		CHECK_U64(duration_cumulative_ns(&later, 1, 4500), 1900);
+		CHECK_U64(duration_cumulative_ns(&later, 1, 5250), 2150);
+		/* Open since before the run's start: only the part after it counts. */
+		CHECK_U64(duration_cumulative_ns(&later, 5100, 5250), 2050);
+		/* Before the start (0: counting has not begun), nothing. */
+		CHECK_U64(duration_cumulative_ns(&later, 0, 5250), 1900);
 	}
 	table_free(&t);
 	close(fd);
@@ -293,6 +298,8 @@ static void test_full_map_counts_dropped_rows(void)
 		UNIT_FAIL("loading tests/unit/table.bpf.c failed: %s (run as root)", strerror(errno));
 		return;
 	}
+	/* As tool_run() does: nothing is counted before the run starts. */
+	obj->data_run->schedscan_run.counting = 1;
 	/* A map sized 4 fed 10 keys: 4 rows, 6 dropped. */
 	for (__u32 key = 100; key < 110; key++) {
 		struct { __u32 key; } args = { key };

@@ -1021,9 +1021,13 @@ v4_all_pass_answer() {
         [ $((vfp * 10)) -ge $((audits * 9)) ] && [ $((vfp * 10)) -le $((audits * 11)) ] &&
         [ $((vfn * 50)) -le "$audits" ]
 }
+# Busy cores stay hidden but for the moments a spinner's CPU is briefly
+# idle at an SMT-level balance (a kworker, TCG's round-robin vCPUs): 0-6
+# of ~400 audits in 18 clean runs, 11 of 397 once with the host loaded;
+# passing them all, as with an idle core, is ~100%.
 v4_busy_hidden_answer() {
     [ "$rc" = 0 ] && [ -n "$vfp" ] && [ "${audits:-0}" -ge $((n * 95 / 100)) ] &&
-        [ $((vfp * 50)) -le "$audits" ] && [ "${vupd:-0}" -gt 0 ]
+        [ $((vfp * 20)) -le "$audits" ] && [ "${vupd:-0}" -gt 0 ]
 }
 v4_counts() {  # sets vfp vfn vupd audits from $summary
     vfp=$(json_metric "$summary" filter_unoccupied_fp)

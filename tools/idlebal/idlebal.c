@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	parse_tool_args(argc, argv, doc, &opts);
 	if (preflight(desc.name, &opts))
 		return 1;
-	obj = idlebal_bpf__open();
+	obj = idlebal_bpf__open_opts(tool_open_opts(&opts));
 	if (!obj) {
 		fprintf(stderr, "idlebal: opening the BPF object failed\n");
 		return 1;

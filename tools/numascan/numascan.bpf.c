@@ -28,6 +28,8 @@ static __always_inline void count_process(struct task_struct *task, __u32 counte
 	struct numascan_process zero = {}, *row;
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
+	if (!counting())
+		return;
 	row = bpf_map_lookup_elem(&process_counters, &tgid);
 	if (!row) {
 		BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);

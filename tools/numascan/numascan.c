@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	parse_tool_args(argc, argv, doc, &opts);
 	if (preflight(desc.name, &opts))
 		return 1;
-	obj = numascan_bpf__open();
+	obj = numascan_bpf__open_opts(tool_open_opts(&opts));
 	if (!obj) {
 		fprintf(stderr, "numascan: opening the BPF object failed\n");
 		return 1;

@@ -148,7 +148,7 @@ __noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
 	struct sisscan_process *row;
 	struct sisscan_group *group;
 
-	if (!b)
+	if (!b || !counting())
 		return 0;
 	row = process_row((struct task_struct *)task);
 	group = b->target >= 0 ? group_row(b->target) : NULL;
@@ -957,11 +957,12 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		if (domain_search && walk->n <= 64)
 			count_value(base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}
-	if (emit_events) {
+	/* One look at the flag: each record is counted, each count has its record. */
+	if (emit_events && counting()) {
 		struct sisscan_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 		if (!e) {
-			counter_add(&counters, SISSCAN_EVENTS_DROPPED, 1);
+			counter_add_decided(&counters, SISSCAN_EVENTS_DROPPED, 1);
 			return 0;
 		}
 		e->ts_ns = walk->now;
@@ -980,7 +981,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 			e->passed[f] = walk->passed[f];
 		bpf_ringbuf_submit(e, 0);
-		counter_add(&counters, SISSCAN_EVENTS, 1);
+		counter_add_decided(&counters, SISSCAN_EVENTS, 1);
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
  * Every number is defined in docs/metrics.md.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,10 +255,12 @@ struct sisscan_args {
 	double delay_ms;
 	bool delay_given;
 	const char *events_path;
+	unsigned long long events_max;	/* bytes, 0: no limit */
+	bool events_max_given;
 	bool per_cpu, per_process;
 };
 
-enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS, OPT_PER_CPU };
+enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS, OPT_EVENTS_MAX, OPT_PER_CPU };
 
 static const struct argp_option sisscan_options[] = {
 	{ "filter", OPT_FILTER, "NAME[,NAME]", 0,
@@ -267,6 +270,9 @@ static const struct argp_option sisscan_options[] = {
 	  "How late the delayed filter publishes a change (default 1 ms)", 4 },
 	{ "events", OPT_EVENTS, "FILE", 0,
 	  "Write every audited wakeup to FILE as JSON Lines (needs --filter)", 4 },
+	{ "events-max", OPT_EVENTS_MAX, "SIZE", 0,
+	  "Stop writing --events at SIZE bytes (K, M, G; default 256M, 0: no limit); "
+	  "the rest is counted in events_dropped", 4 },
 	{ "per-cpu", OPT_PER_CPU, NULL, 0,
 	  "Break the counts down per CPU instead of per LLC", 4 },
 	{ "per-process", 'P', NULL, 0, "Break the counts down per woken process", 4 },
@@ -276,20 +282,29 @@ static const struct argp_option sisscan_options[] = {
 static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 {
 	struct sisscan_args *args = state->input;
-	char err[512], *end;
+	char err[512];
 
 	switch (key) {
 	case OPT_FILTER:
-		if (audit_parse_filters(arg, &args->filters))
-			argp_error(state, "unknown filter in '%s': the filters are ideal, "
-				   "unoccupied, unoccupied_tick, overloaded, delayed and real", arg);
+		if (audit_parse_filters(arg, &args->filters)) {
+			errmsg(err, sizeof(err), "unknown filter in '%s': the filters are ideal, "
+			       "unoccupied, unoccupied_tick, overloaded, delayed and real", arg);
+			argp_error(state, "%s", err);
+		}
 		break;
 	case OPT_FILTER_DELAY:
-		args->delay_ms = strtod(arg, &end);
 		args->delay_given = true;
-		if (*end || end == arg || args->delay_ms < 0 || args->delay_ms > 10000)
-			argp_error(state, "--filter-delay takes milliseconds from 0 to 10000, not '%s'",
-				   arg);
+		if (parse_decimal(arg, &args->delay_ms) || args->delay_ms < 0 ||
+		    args->delay_ms > 10000) {
+			errmsg(err, sizeof(err),
+			       "--filter-delay takes milliseconds from 0 to 10000, not '%s'", arg);
+			argp_error(state, "%s", err);
+		}
+		break;
+	case OPT_EVENTS_MAX:
+		if (parse_size("--events-max", arg, &args->events_max, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		args->events_max_given = true;
 		break;
 	case OPT_EVENTS:
 		if (parse_output_path("--events", arg, err, sizeof(err)))
@@ -305,6 +320,8 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (args->events_path && !args->filters)
 			argp_error(state, "--events records filter audits: give --filter too");
+		if (args->events_max_given && !args->events_path)
+			argp_error(state, "--events-max limits the --events file: give --events too");
 		if (args->delay_given && !(args->filters & (1U << SIS_FILTER_DELAYED)))
 			argp_error(state, "--filter-delay sets the delayed filter: give --filter delayed too");
 		break;
@@ -327,7 +344,32 @@ struct sisscan {
 	struct topology topo;
 	struct cpustate cpus;
 	struct cpustate_maps maps;
+	char banner_note[PATH_MAX + 160];
 };
+
+/* Counting has stopped: the writer drains the ring buffer and ends. */
+static void finish_stream(void *ctx)
+{
+	struct sisscan *ss = ctx;
+
+	event_stream_finish(&ss->stream);
+}
+
+/*
+ * events counts the records in the file, events_dropped the audited
+ * wakeups without one: the ring buffer was full (counted by the BPF
+ * side), or the writer could not write them (counted here).
+ */
+static void count_unwritten(void *ctx, unsigned long long *counts)
+{
+	struct sisscan *ss = ctx;
+	unsigned long long lost = event_stream_lost(&ss->stream);
+
+	if (lost > counts[SISSCAN_EVENTS])
+		lost = counts[SISSCAN_EVENTS];
+	counts[SISSCAN_EVENTS] -= lost;
+	counts[SISSCAN_EVENTS_DROPPED] += lost;
+}
 
 /* The metric table: the base metrics, then the audit's for --filter. */
 static struct tool_desc describe(struct sisscan *ss)
@@ -346,7 +388,22 @@ static struct tool_desc describe(struct sisscan *ss)
 			    HOOK_BIT(HOOK_SCHED_SWITCH) | RUNQUEUES,
 			    HOOK_BIT(HOOK_LOAD_BALANCE));
 	memcpy(ss->metrics + nr, ss->audit.specs, ss->audit.nr * sizeof(ss->audit.specs[0]));
+	if (ss->args.events_path) {
+		char size[48] = "no limit";
+
+		if (ss->args.events_max % (1ULL << 20) == 0 && ss->args.events_max)
+			snprintf(size, sizeof(size), "at most %llu MiB", ss->args.events_max >> 20);
+		else if (ss->args.events_max)
+			snprintf(size, sizeof(size), "at most %llu bytes", ss->args.events_max);
+		snprintf(ss->banner_note, sizeof(ss->banner_note),
+			 "Writing each audited wakeup to %s (%s; records beyond it, "
+			 "or lost, are counted in events_dropped).", ss->args.events_path, size);
+	}
 	return (struct tool_desc){
+		.banner_note = ss->args.events_path ? ss->banner_note : NULL,
+		.finish = ss->args.events_path ? finish_stream : NULL,
+		.adjust = ss->args.events_path ? count_unwritten : NULL,
+		.ctx = ss,
 		.name = "sisscan",
 		.what = "wakeups and select_idle_sibling()",
 		.hooks = ss->hooks,
@@ -509,7 +566,7 @@ static const char doc[] =
 
 int main(int argc, char **argv)
 {
-	static struct sisscan ss = { .args.delay_ms = 1 };
+	static struct sisscan ss = { .args.delay_ms = 1, .args.events_max = 256ULL << 20 };
 	struct common_opts opts;
 	struct tool_desc desc;
 	char err[512];
@@ -521,11 +578,12 @@ int main(int argc, char **argv)
 	if (preflight(desc.name, &opts))
 		return 1;
 	if (ss.args.events_path &&
-	    event_stream_open(&ss.stream, ss.args.events_path, err, sizeof(err))) {
+	    event_stream_open(&ss.stream, ss.args.events_path, ss.args.events_max, err,
+			      sizeof(err))) {
 		fprintf(stderr, "sisscan: %s\n", err);
 		return 1;
 	}
-	ss.obj = sisscan_bpf__open();
+	ss.obj = sisscan_bpf__open_opts(tool_open_opts(&opts));
 	if (!ss.obj) {
 		fprintf(stderr, "sisscan: opening the BPF object failed\n");
 		event_stream_stop(&ss.stream, err, sizeof(err));
