@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "httpd.h"
 #include "options.h"
 #include "util.h"
@@ -335,6 +337,31 @@ int parse_size(const char *what, const char *text, unsigned long long *out,
 	return 0;
 }
 
+/* Silences libbpf while parse_btf_file() tries a file (its sentence says it). */
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	return 0;
+}
+
+int parse_btf_file(const char *path, char *err, size_t errlen)
+{
+	libbpf_print_fn_t saved;
+	struct btf *btf;
+	struct stat st;
+
+	if (stat(path, &st))
+		return errmsg(err, errlen, "--btf '%s': %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errmsg(err, errlen, "--btf '%s' is not a file", path);
+	saved = libbpf_set_print(quiet_print);
+	btf = btf__parse(path, NULL);
+	libbpf_set_print(saved);
+	if (libbpf_get_error(btf))
+		return errmsg(err, errlen, "--btf '%s' holds no BTF libbpf can read", path);
+	btf__free(btf);
+	return 0;
+}
+
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen)
 {
@@ -484,16 +511,10 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		opts->ready_fd = (int)fd;
 		break;
 	}
-	case OPT_BTF: {
-		struct stat st;
-
-		if (stat(arg, &st) || !S_ISREG(st.st_mode) || access(arg, R_OK))
-			ret = errmsg(err, sizeof(err), "--btf '%s': %s", arg,
-				     stat(arg, &st) ? strerror(errno) :
-				     !S_ISREG(st.st_mode) ? "not a file" : strerror(errno));
+	case OPT_BTF:
+		ret = parse_btf_file(arg, err, sizeof(err));
 		opts->btf_path = arg;
 		break;
-	}
 	case 'v':
 		opts->verbose = true;
 		break;

@@ -92,6 +92,8 @@ int parse_cgroup(const char *path, unsigned long long *id, char *err,
 /* A size in bytes with an optional K, M or G (binary) suffix; 0 allowed. */
 int parse_size(const char *what, const char *text, unsigned long long *out,
 	       char *err, size_t errlen);
+/* A file holding BTF (ELF with .BTF, or raw BTF) that libbpf can parse. */
+int parse_btf_file(const char *path, char *err, size_t errlen);
 /* A file the tool will (re)create: its directory must exist and be writable. */
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen);

@@ -10,7 +10,6 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "options.h"
 #include "preflight.h"
@@ -25,8 +24,8 @@
 #endif
 
 static bool verbose_libbpf;
-/* Said better by the tool: a --btf file libbpf cannot parse; no kernel BTF with --btf. */
-static bool quiet_libbpf, kernel_btf_missing;
+/* With --btf, the kernel may have no BTF: libbpf's warning says nothing new. */
+static bool kernel_btf_missing;
 
 /*
  * The verifier's reason for refusing a program: the last lines before its
@@ -79,7 +78,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 	if (verbose_libbpf)
 		return vfprintf(stderr, fmt, args);
-	if (level == LIBBPF_DEBUG || quiet_libbpf)
+	if (level == LIBBPF_DEBUG)
 		return 0;
 	if (vasprintf(&text, fmt, args) < 0)
 		return 0;
@@ -152,18 +151,8 @@ int preflight(const char *tool, const struct common_opts *opts)
 		return -1;
 	}
 	if (opts->btf_path) {
-		struct btf *btf;
-
-		quiet_libbpf = true;
-		btf = btf__parse(opts->btf_path, NULL);
-		quiet_libbpf = false;
+		/* Checked with the options; the kernel then has no BTF of its own, say. */
 		kernel_btf_missing = access("/sys/kernel/btf/vmlinux", R_OK) != 0;
-		if (libbpf_get_error(btf)) {
-			fprintf(stderr, "%s: --btf %s holds no BTF libbpf can read\n", tool,
-				opts->btf_path);
-			return -1;
-		}
-		btf__free(btf);
 		probe_use_btf(opts->btf_path);
 	} else if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,

@@ -104,6 +104,6 @@ for tool in $TOOLS; do
 		fail "$tool --btf FILE on a kernel without BTF" "status $status, tiers '$tiers', counted '$counted': $(head -c 300 "$WORK/btf.err")"
 	fi
 done
-expect_error 1 "^sisscan: --btf /etc/passwd holds no BTF libbpf can read\$" \
-	"--btf of a file without BTF: exit 1, one sentence" "$BIN/sisscan" --btf /etc/passwd -d 0.2
+expect_error 2 "^sisscan: --btf '/etc/passwd' holds no BTF libbpf can read\$" \
+	"--btf of a file without BTF: exit 2 (a bad option value), one sentence" "$BIN/sisscan" --btf /etc/passwd -d 0.2
 finish
