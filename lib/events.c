@@ -34,8 +34,10 @@ static int write_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	json_end_object(w);
-	/* +1: the newline json_emit_line() adds. */
-	/* Once full, full: a later, shorter record does not slip in. */
+	/*
+	 * +1: the newline json_emit_line() adds. Once full, full: a later,
+	 * shorter record does not slip in.
+	 */
 	if (es->over_limit || (es->max_bytes && es->bytes + w->len + 1 > es->max_bytes)) {
 		__atomic_add_fetch(&es->over_limit, 1, __ATOMIC_RELAXED);
 		return 0;

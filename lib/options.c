@@ -389,6 +389,9 @@ int parse_output_path(const char *what, const char *path, char *err,
 	return 0;
 }
 
+static const char interval_twice[] =
+	"the interval was given twice (-i and a positional interval)";
+
 /* [interval] [count], in the order given. */
 static int positional(struct common_opts *opts, const char *arg, char *err,
 		      size_t errlen)
@@ -396,8 +399,7 @@ static int positional(struct common_opts *opts, const char *arg, char *err,
 	int ret;
 
 	if (opts->nr_positional == 0 && opts->interval_from_option)
-		return errmsg(err, errlen,
-			      "the interval was given twice (-i and a positional interval)");
+		return errmsg(err, errlen, "%s", interval_twice);
 	if (opts->nr_positional == 0)
 		ret = parse_seconds("interval", arg, &opts->interval_s, err, errlen);
 	else if (opts->nr_positional == 1)
@@ -439,9 +441,7 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		if (opts->interval_from_option || opts->nr_positional) {
-			errmsg(err, sizeof(err),
-				 "the interval was given twice (-i and a positional interval)");
-			ret = -1;
+			ret = errmsg(err, sizeof(err), "%s", interval_twice);
 			break;
 		}
 		ret = parse_seconds("interval", arg, &opts->interval_s, err,
@@ -473,11 +473,9 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 
 		errno = 0;
 		top = strtol(arg, &end, 10);
-		if (!*arg || *end || errno || top < 1 || top > 1000000) {
-			errmsg(err, sizeof(err),
-				 "invalid --top '%s': expected a number of rows from 1 to 1000000", arg);
-			ret = -1;
-		}
+		if (!*arg || *end || errno || top < 1 || top > 1000000)
+			ret = errmsg(err, sizeof(err),
+				     "invalid --top '%s': expected a number of rows from 1 to 1000000", arg);
 		opts->top = (int)top;
 		break;
 	}
@@ -499,15 +497,12 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 
 		errno = 0;
 		fd = strtol(arg, &end, 10);
-		if (!*arg || *end || errno || fd < 0 || fd > 1000000) {
-			errmsg(err, sizeof(err),
-				 "invalid --ready-fd '%s': expected an open file descriptor number", arg);
-			ret = -1;
-		} else if (fcntl((int)fd, F_GETFD) < 0) {
-			errmsg(err, sizeof(err),
-				 "invalid --ready-fd %ld: no such open file descriptor", fd);
-			ret = -1;
-		}
+		if (!*arg || *end || errno || fd < 0 || fd > 1000000)
+			ret = errmsg(err, sizeof(err),
+				     "invalid --ready-fd '%s': expected an open file descriptor number", arg);
+		else if (fcntl((int)fd, F_GETFD) < 0)
+			ret = errmsg(err, sizeof(err),
+				     "invalid --ready-fd %ld: no such open file descriptor", fd);
 		opts->ready_fd = (int)fd;
 		break;
 	}
@@ -530,10 +525,8 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		ret = positional(opts, arg, err, sizeof(err));
 		break;
 	case ARGP_KEY_END:
-		if (opts->count && !opts->interval_s) {
-			errmsg(err, sizeof(err), "a count needs an interval");
-			ret = -1;
-		}
+		if (opts->count && !opts->interval_s)
+			ret = errmsg(err, sizeof(err), "a count needs an interval");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

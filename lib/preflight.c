@@ -24,8 +24,6 @@
 #endif
 
 static bool verbose_libbpf;
-/* With --btf, the kernel may have no BTF: libbpf's warning says nothing new. */
-static bool kernel_btf_missing;
 
 /*
  * The verifier's reason for refusing a program: the last lines before its
@@ -82,10 +80,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 		return 0;
 	if (vasprintf(&text, fmt, args) < 0)
 		return 0;
-	if (kernel_btf_missing && strstr(text, "failed to find valid kernel BTF")) {
-		free(text);
-		return 0;
-	}
 	log = strstr(text, begin);
 	if (!log) {
 		ret = fputs(text, stderr);
@@ -150,11 +144,9 @@ int preflight(const char *tool, const struct common_opts *opts)
 			tool);
 		return -1;
 	}
-	if (opts->btf_path) {
-		/* Checked with the options; the kernel then has no BTF of its own, say. */
-		kernel_btf_missing = access("/sys/kernel/btf/vmlinux", R_OK) != 0;
-		probe_use_btf(opts->btf_path);
-	} else if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (opts->btf_path)
+		probe_use_btf(opts->btf_path);	/* checked with the options */
+	else if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,
 			"%s: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing); it needs Linux 5.8 or later built with CONFIG_DEBUG_INFO_BTF=y, or its BTF in a file given with --btf (e.g. from btfhub)\n",
 			tool);

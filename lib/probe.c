@@ -33,6 +33,13 @@ static struct btf *vmlinux_btf(void)
 {
 	if (!btf_tried) {
 		btf_tried = true;
+		/*
+		 * Without /sys/kernel/btf/vmlinux the kernel has no BTF of its own,
+		 * so nothing attaches by BTF id whatever file libbpf would find
+		 * elsewhere (and it would warn that it found none).
+		 */
+		if (access("/sys/kernel/btf/vmlinux", R_OK))
+			return NULL;
 		cached_btf = btf__load_vmlinux_btf();
 		if (libbpf_get_error(cached_btf))
 			cached_btf = NULL;

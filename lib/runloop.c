@@ -183,8 +183,7 @@ int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 		cut_requested = 0;
 		if (!cut && !reason && monotonic_seconds() < next - (next == last_at ? lead : 0))
 			continue;
-		ret = report_interval(&window, cb, reason ||
-				      (opts->count && window.intervals + 1 >= opts->count));
+		ret = report_interval(&window, cb, reason || ends_by_count);
 		if (ret)
 			return ret;
 		if (!reason && opts->count && window.intervals >= opts->count)

@@ -43,9 +43,8 @@ void run_clear_signals(void);
 bool run_interrupted(void);
 /*
  * Lets the ending signals (INT, TERM, HUP) in (true) around a write that
- * may block, so that
- * they interrupt it (EINTR: the handlers do not restart calls); false
- * holds them pending again.
+ * may block, so that they interrupt it (EINTR: the handlers do not
+ * restart calls); false holds them pending again.
  */
 void run_allow_signals(bool allow);
 /*

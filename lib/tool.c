@@ -230,19 +230,12 @@ static void verifier_stats(struct bpf_object *obj, bool after)
 /* The object's struct schedscan_run (lib/bpf/table.h), mapped after the load. */
 static int find_run_section(struct tool *t, struct bpf_object *obj)
 {
-	struct bpf_map *map;
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".data.run");
 	size_t size = 0;
 
-	bpf_object__for_each_map(map, obj) {
-		const char *name = bpf_map__name(map);
-		size_t len = strlen(name);
-
-		if (len >= 9 && !strcmp(name + len - 9, ".data.run")) {
-			/* libbpf maps it over the kernel's map at the load: it is live. */
-			t->run = (struct schedscan_run *)(uintptr_t)bpf_map__initial_value(map, &size);
-			break;
-		}
-	}
+	/* libbpf maps it over the kernel's map at the load: it is live. */
+	if (map)
+		t->run = (struct schedscan_run *)(uintptr_t)bpf_map__initial_value(map, &size);
 	if (!t->run || size < sizeof(*t->run))
 		return fail(t, "the BPF object has no mapped .data.run section");
 	return 0;
@@ -539,7 +532,6 @@ static int start_counting(void *ctx, const struct run_window *window)
 	struct tool *t = ctx;
 	unsigned long long now = monotonic_ns();
 
-	(void)window;
 	for (int i = 0; i < t->nr_tables; i++)
 		t->tables[i]->start_ns = now;
 	t->run->start_ns = now;

@@ -65,13 +65,15 @@ static __always_inline __u64 duration_set(struct schedscan_duration *d, bool on,
 		__u64 start = schedscan_run.start_ns;
 		__u64 from = d->since > start ? d->since : start;
 
-		ended = now - d->since;
-		if (schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS)
-			ended += ended / 8;
 		/* The window's share: from the run's start, not the attach. */
-		if (start && now > from)
-			d->total_ns += schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS ?
-				       (now - from) + (now - from) / 8 : now - from;
+		__u64 share = start && now > from ? now - from : 0;
+
+		ended = now - d->since;
+		if (schedscan_mutation.kind == MUTATION_STRETCH_DURATIONS) {
+			ended += ended / 8;
+			share += share / 8;
+		}
+		d->total_ns += share;
 	}
 	d->on = on;
 	asm volatile("" ::: "memory");
