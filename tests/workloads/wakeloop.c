@@ -20,6 +20,12 @@
  * With -t THREADS instead: THREADS threads, thread i started on the i-th
  * CPU, each sleeping N times for SETTLE_US: timer wakeups, each on the
  * sleeper's own (idle) CPU, a case where SIS has nothing to miss.
+ * -P PHASE_US with -t: the threads keep a fixed phase instead of drifting:
+ * thread i wakes at absolute times start + k * SETTLE_US + i * PHASE_US
+ * (CLOCK_MONOTONIC, 1 ns timer slack) and goes back to its home CPU (the
+ * i-th) before each sleep, so when one thread wakes, every other CPU went
+ * idle a known time before ("thread I home C landed L" lines say how many
+ * of its wakeups were on its home CPU).
  *
  * Prints "wakeloop: pid P sleeper T wakeups N" at the end, the CPUs the
  * sleeper woke up on ("landed CPU COUNT" lines) and those it went to
@@ -33,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,11 +55,14 @@ static int go_pipe[2], ready_pipe[2];
 static long landed[MAX_CPUS], slept_on[MAX_CPUS];
 static pid_t sleeper_tid;
 static int timer_threads;
+static long phase_us = -1;	/* -P; -1: drifting timers */
+static long home_landed[64];
+static int home_cpu[64];
 static cpu_set_t sleep_allowed;	/* -a; empty: every CPU */
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: wakeloop [-c CPU] [-p SLEEP_CPU] [-a CPULIST] [-b] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS]\n");
+	fprintf(stderr, "usage: wakeloop [-c CPU] [-p SLEEP_CPU] [-a CPULIST] [-b] [-n WAKEUPS] [-s SETTLE_US] [-t THREADS [-P PHASE_US]]\n");
 	exit(2);
 }
 
@@ -146,12 +156,37 @@ static int parse_cpulist(const char *text, cpu_set_t *set)
 	}
 }
 
+static struct timespec phased_start;
+
+/* -P: absolute deadlines, so the phase between the threads never drifts. */
+static void *phased_sleeper(long index, int home)
+{
+	long long first = phased_start.tv_sec * 1000000000LL + phased_start.tv_nsec +
+			  index * phase_us * 1000LL;
+
+	home_cpu[index] = home;
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (long i = 0; i < wakeups; i++) {
+		long long at = first + (i + 1) * settle_us * 1000LL;
+		struct timespec deadline = { at / 1000000000LL, at % 1000000000LL };
+
+		/* Home before each sleep: the wakeup's prev CPU is the home CPU. */
+		pin(home);
+		pin(-1);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR)
+			;
+		if (sched_getcpu() == home)
+			home_landed[index]++;
+	}
+	return NULL;
+}
+
 /* Thread i: start on the i-th allowed CPU, then sleep on a timer N times. */
 static void *timer_sleeper(void *arg)
 {
 	struct timespec nap = { settle_us / 1000000, (settle_us % 1000000) * 1000 };
 	long index = (long)arg;
-	int seen = 0;
+	int seen = 0, home = -1;
 
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		cpu_set_t all;
@@ -159,11 +194,14 @@ static void *timer_sleeper(void *arg)
 		if (sched_getaffinity(0, sizeof(all), &all) || !CPU_ISSET(c, &all))
 			continue;
 		if (seen++ == index) {
+			home = c;
 			pin(c);
 			pin(-1);
 			break;
 		}
 	}
+	if (phase_us >= 0)
+		return phased_sleeper(index, home);
 	for (long i = 0; i < wakeups; i++)
 		nanosleep(&nap, NULL);
 	return NULL;
@@ -173,6 +211,13 @@ static int run_timer_threads(void)
 {
 	pthread_t threads[64];
 
+	/* Far enough ahead that every thread is home before its first deadline. */
+	clock_gettime(CLOCK_MONOTONIC, &phased_start);
+	phased_start.tv_nsec += 20000000L;
+	if (phased_start.tv_nsec >= 1000000000L) {
+		phased_start.tv_sec++;
+		phased_start.tv_nsec -= 1000000000L;
+	}
 	for (long t = 0; t < timer_threads; t++)
 		if (pthread_create(&threads[t], NULL, timer_sleeper, (void *)t)) {
 			fprintf(stderr, "wakeloop: cannot start thread %ld\n", t);
@@ -182,6 +227,8 @@ static int run_timer_threads(void)
 		pthread_join(threads[t], NULL);
 	printf("wakeloop: pid %d threads %d wakeups %ld\n", getpid(),
 	       timer_threads, wakeups * timer_threads);
+	for (int t = 0; phase_us >= 0 && t < timer_threads; t++)
+		printf("thread %d home %d landed %ld\n", t, home_cpu[t], home_landed[t]);
 	return 0;
 }
 
@@ -192,7 +239,7 @@ int main(int argc, char **argv)
 	char byte = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:bc:n:p:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:bc:n:p:P:s:t:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (parse_cpulist(optarg, &sleep_allowed))
@@ -211,6 +258,11 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			wakeups = atol(optarg);
+			break;
+		case 'P':
+			phase_us = atol(optarg);
+			if (phase_us < 0)
+				usage();
 			break;
 		case 's':
 			settle_us = atol(optarg);
