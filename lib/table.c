@@ -66,7 +66,7 @@ static int check_spec(const struct table_spec *s, __u32 key_size,
 		need = s->value_offset +
 		       s->nr_values / 2 * sizeof(struct schedscan_duration);
 	} else {
-		need = s->value_offset + s->nr_values * sizeof(__u64);
+		need = s->value_offset + SCHEDSCAN_BANKS * s->nr_values * sizeof(__u64);
 	}
 	return need <= value_size ? 0 : -EINVAL;
 }
@@ -195,7 +195,7 @@ static struct schedscan_duration read_duration(struct table *t, const void *key,
 
 /* One map entry (key, its value per CPU) into its row's now[]. */
 static int table_feed(struct table *t, const void *key, const struct map_dump *d,
-		      unsigned int i, unsigned long long read_ns)
+		      unsigned int i, unsigned long long read_ns, unsigned int bank)
 {
 	const struct table_spec *s = t->spec;
 	struct table_row *row;
@@ -207,8 +207,14 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 	if (s->labels && (created || (s->nr_labels && !row->labels[0][0])))
 		s->labels(t->ctx, key, d, i, row->labels);
 	if (s->source == TABLE_COUNTERS) {
-		for (unsigned int v = 0; v < s->nr_values; v++)
-			row->now[v] = map_dump_sum_u64(d, i, s->value_offset + v * sizeof(__u64));
+		/* What the bank gained since it was last read: the events of the windows it took. */
+		for (unsigned int v = 0; v < s->nr_values; v++) {
+			unsigned long long sum = map_dump_sum_u64(
+				d, i, s->value_offset + SCHEDSCAN_SLOT(v, bank) * sizeof(__u64));
+
+			row->now[v] += sum - row->seen[bank - 1][v];
+			row->seen[bank - 1][v] = sum;
+		}
 		return 0;
 	}
 	for (unsigned int k = 0; k < s->nr_values / 2; k++) {
@@ -222,14 +228,17 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 	return 0;
 }
 
-int table_read(struct table *t, unsigned long long read_ns)
+int table_read(struct table *t, unsigned long long read_ns, unsigned int bank)
 {
-	int ret = map_dump_read(&t->dump);
+	int ret;
 
+	if (bank < 1 || bank > SCHEDSCAN_BANKS)
+		return -EINVAL;
+	ret = map_dump_read(&t->dump);
 	if (ret)
 		return ret;
 	for (__u32 i = 0; i < t->dump.count; i++) {
-		ret = table_feed(t, map_dump_key(&t->dump, i), &t->dump, i, read_ns);
+		ret = table_feed(t, map_dump_key(&t->dump, i), &t->dump, i, read_ns, bank);
 		if (ret)
 			return ret;
 	}

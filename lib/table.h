@@ -60,8 +60,9 @@ struct table_column {
 /* Where a row's values come from in the map value. */
 enum table_source {
 	/*
-	 * nr_values __u64 counters from value_offset, summed over CPUs for
-	 * per-CPU maps.
+	 * nr_values __u64 counters from value_offset in both banks (value v
+	 * of bank b at slot SCHEDSCAN_SLOT(v, b), lib/bpf/table.h), summed
+	 * over CPUs for per-CPU maps.
 	 */
 	TABLE_COUNTERS,
 	/*
@@ -103,6 +104,8 @@ struct table_row {
 	/* Cumulative at the last read and at the last window; the window's. */
 	unsigned long long now[TABLE_MAX_VALUES], last[TABLE_MAX_VALUES],
 		win[TABLE_MAX_VALUES];
+	/* TABLE_COUNTERS: each bank's values as last read. */
+	unsigned long long seen[SCHEDSCAN_BANKS][TABLE_MAX_VALUES];
 };
 
 struct table {
@@ -134,10 +137,11 @@ int table_init(struct table *t, const struct table_spec *spec, int map_fd,
 	       int drops_fd, void *ctx);
 void table_free(struct table *t);
 /*
- * Reads the map into every row's now[]; read_ns (CLOCK_MONOTONIC, taken
- * before the read) closes the durations still open.
+ * Reads the map into every row's now[]: counters from bank (1 or 2), the
+ * one the BPF side no longer writes (lib/tool.c switched it), durations
+ * closed at read_ns (CLOCK_MONOTONIC, taken before the read).
  */
-int table_read(struct table *t, unsigned long long read_ns);
+int table_read(struct table *t, unsigned long long read_ns, unsigned int bank);
 
 enum table_window_kind {
 	WINDOW_INTERVAL,	/* win = now - last; last = now */

@@ -83,7 +83,11 @@ int tool_init(struct tool *t, const struct tool_desc *desc,
 	t->now = calloc(desc->nr_counters, sizeof(*t->now));
 	t->last = calloc(desc->nr_counters, sizeof(*t->last));
 	t->win = calloc(desc->nr_counters, sizeof(*t->win));
-	if (!t->now || !t->last || !t->win)
+	t->counted = calloc(desc->nr_counters, sizeof(*t->counted));
+	t->raw = calloc(SCHEDSCAN_BANKS * desc->nr_counters, sizeof(*t->raw));
+	t->bank_seen = calloc(SCHEDSCAN_BANKS * desc->nr_counters, sizeof(*t->bank_seen));
+	t->bank = 1;
+	if (!t->now || !t->last || !t->win || !t->counted || !t->raw || !t->bank_seen)
 		return fail(t, "out of memory");
 	for (int i = 0; i < desc->nr_metrics; i++) {
 		const struct metric_spec *m = &desc->metrics[i];
@@ -257,9 +261,9 @@ int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 	ret = percpu_sums_init(&t->counters, bpf_map__fd(counters));
 	if (ret)
 		return fail(t, "reading the counter map failed: %s", strerror(-ret));
-	if (t->counters.dump.max_entries < t->desc.nr_counters)
-		return fail(t, "the counter map has %u slots, the metrics need %u",
-			    t->counters.dump.max_entries, t->desc.nr_counters);
+	if (t->counters.dump.max_entries != SCHEDSCAN_BANKS * t->desc.nr_counters)
+		return fail(t, "the counter map has %u slots, the metrics need %u in each of %d banks",
+			    t->counters.dump.max_entries, t->desc.nr_counters, SCHEDSCAN_BANKS);
 	return 0;
 }
 
@@ -374,19 +378,39 @@ static void fill_metrics(struct tool *t, const unsigned long long *counts,
 			fill_ratio(t, i, values);
 }
 
-/* Reads the counters and every table into their now[]. */
+/*
+ * Reads the counters and every table into their now[]: while counting,
+ * the BPF side is switched to the other bank first, and the bank it
+ * leaves is read once the programs that chose it have finished, so the
+ * reading is a consistent cut (lib/bpf/table.h).
+ */
 static int read_all(struct tool *t)
 {
-	/* Before the copies: durations still open are closed at this time. */
-	unsigned long long read_ns = monotonic_ns();
-	int ret = percpu_sums_read(&t->counters, t->now);
+	unsigned int bank = t->bank;
+	unsigned long long read_ns;
+	int ret;
 
+	if (__atomic_load_n(&t->run->counting, __ATOMIC_SEQ_CST)) {
+		t->bank = bank == 1 ? 2 : 1;
+		__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
+		usleep(COUNTING_DRAIN_US);
+	}
+	/* Before the copies: durations still open are closed at this time. */
+	read_ns = monotonic_ns();
+	ret = percpu_sums_read(&t->counters, t->raw);
 	if (ret)
 		return fail(t, "reading the counters failed: %s", strerror(-ret));
+	for (unsigned int c = 0; c < t->desc.nr_counters; c++) {
+		unsigned int slot = SCHEDSCAN_SLOT(c, bank);
+
+		t->counted[c] += t->raw[slot] - t->bank_seen[slot];
+		t->bank_seen[slot] = t->raw[slot];
+	}
+	memcpy(t->now, t->counted, t->desc.nr_counters * sizeof(*t->now));
 	if (t->desc.adjust)
 		t->desc.adjust(t->desc.ctx, t->now);
 	for (int i = 0; i < t->nr_tables; i++) {
-		ret = table_read(t->tables[i], read_ns);
+		ret = table_read(t->tables[i], read_ns, bank);
 		if (ret)
 			return fail(t, "reading the %s table failed: %s",
 				    t->tables[i]->spec->name, strerror(-ret));
@@ -535,7 +559,7 @@ static int start_counting(void *ctx, const struct run_window *window)
 	for (int i = 0; i < t->nr_tables; i++)
 		t->tables[i]->start_ns = now;
 	t->run->start_ns = now;
-	__atomic_store_n(&t->run->counting, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
 	/* Scripts start their workload on this: everything is attached and counting. */
 	if (t->opts->ready_fd >= 0) {
 		static const char ready[] = "ready\n";
@@ -558,8 +582,11 @@ static void stop_counting(void *ctx)
 {
 	struct tool *t = ctx;
 
+	/* Under the lock: a scrape switching banks must not reopen the window. */
+	pthread_mutex_lock(&t->lock);
 	__atomic_store_n(&t->run->counting, 0, __ATOMIC_SEQ_CST);
 	usleep(COUNTING_DRAIN_US);
+	pthread_mutex_unlock(&t->lock);
 	if (t->desc.finish)
 		t->desc.finish(t->desc.ctx);
 }
@@ -609,7 +636,10 @@ void tool_destroy(struct tool *t)
 	free(t->now);
 	free(t->last);
 	free(t->win);
-	t->now = t->last = t->win = NULL;
+	free(t->counted);
+	free(t->raw);
+	free(t->bank_seen);
+	t->now = t->last = t->win = t->counted = t->raw = t->bank_seen = NULL;
 	percpu_sums_free(&t->counters);
 	pthread_mutex_destroy(&t->lock);
 }

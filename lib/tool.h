@@ -105,6 +105,13 @@ struct tool {
 	struct hist hists[TOOL_MAX_METRICS];
 	struct percpu_sums counters;
 	/*
+	 * Both banks' slots as read (raw, SCHEDSCAN_SLOT order) and as last
+	 * taken into counted[], the per-counter sums of what the banks gained;
+	 * bank: the one the BPF side counts in (or last did, once closed).
+	 */
+	unsigned long long *raw, *bank_seen, *counted;
+	unsigned int bank;
+	/*
 	 * Cumulative counter sums (since the attach): the last read, the
 	 * last window; and a window's.
 	 */

@@ -4,9 +4,10 @@
 
 usage: check_json.py FILE [--expect-summary] [--expect-intervals N]
 Checks every line is one JSON object valid against the schema, the record
-sequence (intervals then exactly one summary, last), and that interval
-counters add up to the summary's. Prints one line per problem and exits 1
-if there is any.
+sequence (intervals then exactly one summary, last), that interval
+counters add up to the summary's, and that in every record a complete
+table's rows add up to the scalar of the same name. Prints one line per
+problem and exits 1 if there is any.
 """
 import json
 import re
@@ -47,6 +48,24 @@ def main():
             where = "/".join(str(p) for p in error.absolute_path)
             problems.append(f"line {number}: {where}: {error.message}")
         records.append(record)
+    # In every record, a complete table (no row dropped) adds up to the scalar
+    # of the same name: an event's scalar and row counts go to one bank
+    # (docs/json.md), so this holds for intervals as much as for the summary.
+    for number, record in enumerate(records, 1):
+        metrics = record.get("metrics", {})
+        for table, body in record.items():
+            if not isinstance(body, dict) or "rows" not in body or body.get("rows_dropped"):
+                continue
+            keys = set(body.get("by", "").split("+"))
+            names = {n for row in body["rows"] for n, v in row.items()
+                     if n not in keys and isinstance(v, int)}
+            for name in names:
+                metric = metrics.get(name)
+                if not metric or "value" not in metric or "unit" in metric or metric["value"] is None:
+                    continue
+                got = sum(row.get(name, 0) for row in body["rows"])
+                if got != metric["value"]:
+                    problems.append(f"record {number} ({record.get('type')}): {table} rows add up to {name} {got}, the scalar says {metric['value']}")
     summaries = [r for r in records if r.get("type") == "summary"]
     intervals = [r for r in records if r.get("type") == "interval"]
     if len(summaries) != 1 or not records or records[-1].get("type") != "summary":

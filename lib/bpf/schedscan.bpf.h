@@ -94,44 +94,59 @@ static __always_inline bool task_selected(struct task_struct *task)
 #define SCHEDSCAN_COUNTER_MAP(name, nr)                                        \
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
-		__uint(max_entries, nr);                                       \
+		__uint(max_entries, SCHEDSCAN_BANKS * (nr));                   \
 		__type(key, __u32);                                            \
 		__type(value, __u64);                                          \
 	} name SEC(".maps")
 
-/* Whether the run's window is open (table rows kept outside counter_add() test it too). */
-static __always_inline bool counting(void)
+/*
+ * The bank an event counts in, 0 when the run's window is closed (see
+ * struct schedscan_run). Read it once per event and pass it to the
+ * *_if() updates: the bank changes while programs run, and one event's
+ * counts must all land in the same one.
+ */
+static __always_inline __u32 counting(void)
 {
-	return schedscan_run.counting;
+	__u32 bank = schedscan_run.counting;
+
+	return bank <= SCHEDSCAN_BANKS ? bank : 0;
 }
 
 /*
- * For a count already decided under schedscan_run.counting (an event
- * record and its counter must agree): no second look at the flag.
+ * For a count already decided (an event record and its counter must
+ * agree, whatever a mutation does to the other counters).
  */
-static __always_inline void counter_add_decided(void *map, __u32 index, __u64 delta)
+static __always_inline void counter_add_decided(__u32 bank, void *map, __u32 index,
+						__u64 delta)
 {
-	__u64 *value = bpf_map_lookup_elem(map, &index);
+	__u32 slot = SCHEDSCAN_SLOT(index, bank);
+	__u64 *value;
 
+	if (!bank)
+		return;
+	value = bpf_map_lookup_elem(map, &slot);
 	if (value)
 		*value += delta;
 }
 
-static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
+/* counter_add() for an event whose bank was read once. */
+static __always_inline void counter_add_if(__u32 bank, void *map, __u32 index,
+					   __u64 delta)
 {
-	__u64 *value;
-
-	if (!counting())
+	if (!bank)
 		return;
 	if (schedscan_mutation.kind == MUTATION_COUNT_AS &&
 	    index == schedscan_mutation.from)
 		index = schedscan_mutation.to;
 	if (mutation_drops())
 		return;
-	value = bpf_map_lookup_elem(map, &index);
+	counter_add_decided(bank, map, index, delta);
+}
 
-	if (value)
-		*value += delta;
+/* An event with a single count: its own look at the bank is enough. */
+static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
+{
+	counter_add_if(counting(), map, index, delta);
 }
 
 /*
@@ -139,15 +154,21 @@ static __always_inline void counter_add(void *map, __u32 index, __u64 delta)
  * to the last, open-ended one) and the sum of the recorded values in
  * base + nr_slots (OpenMetrics' _sum).
  */
-static __always_inline void hist_record(void *map, __u32 base, __u32 nr_slots,
-					__u32 slot, __u64 value)
+static __always_inline void hist_record_if(__u32 bank, void *map, __u32 base,
+					   __u32 nr_slots, __u32 slot, __u64 value)
 {
 	if (schedscan_mutation.kind == MUTATION_SHIFT_HIST)
 		slot++;
 	if (slot >= nr_slots)
 		slot = nr_slots - 1;
-	counter_add(map, base + slot, 1);
-	counter_add(map, base + nr_slots, value);
+	counter_add_if(bank, map, base + slot, 1);
+	counter_add_if(bank, map, base + nr_slots, value);
+}
+
+static __always_inline void hist_record(void *map, __u32 base, __u32 nr_slots,
+					__u32 slot, __u64 value)
+{
+	hist_record_if(counting(), map, base, nr_slots, slot, value);
 }
 
 /* floor(log2(value)) for value > 0, branch-free (no loop for the verifier). */

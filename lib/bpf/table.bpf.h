@@ -21,13 +21,13 @@ struct {
  * NULL when the map is full: the event is then missing from the table
  * (never from the tool's scalar counters) and table_drops says how often.
  */
-static __always_inline void *table_row(void *map, const void *key,
-				       const void *init, __u32 drop_slot)
+static __always_inline void *table_row_if(__u32 bank, void *map, const void *key,
+					  const void *init, __u32 drop_slot)
 {
 	void *row;
 	long err;
 
-	if (!counting() || mutation_drops())
+	if (!bank || mutation_drops())
 		return NULL;
 	row = bpf_map_lookup_elem(map, key);
 	if (row)
@@ -41,6 +41,12 @@ static __always_inline void *table_row(void *map, const void *key,
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline void *table_row(void *map, const void *key, const void *init,
+				       __u32 drop_slot)
+{
+	return table_row_if(counting(), map, key, init, drop_slot);
 }
 
 /*

@@ -34,9 +34,23 @@ struct schedscan_duration {
  * count from start_ns.
  */
 struct schedscan_run {
-	__u32 counting;
+	__u32 counting;		/* 0: closed; 1 or 2: the bank counted in */
 	__u32 pad;
 	__u64 start_ns;		/* bpf_ktime_get_ns() at the start, 0 before */
 };
+
+/*
+ * Counters come in two banks: each event reads schedscan_run.counting
+ * once and counts all it counts (scalars, table rows, its --events
+ * record) in that bank. To read, user space switches the BPF side to the
+ * other bank, lets the programs in flight finish, and reads the bank
+ * nothing writes any more: every reading is a consistent cut, every event
+ * falls in exactly one window, whole (a ratio of two counters can never
+ * go negative because one was read before an event and the other after).
+ * Counter (or row value) i of bank b (1 or 2) is slot SCHEDSCAN_SLOT(i, b).
+ */
+#define SCHEDSCAN_BANKS 2
+/* The mask keeps the offset in [0, 1] for the verifier (bank is 1 or 2). */
+#define SCHEDSCAN_SLOT(index, bank) (SCHEDSCAN_BANKS * (index) + (((bank) - 1) & 1))
 
 #endif

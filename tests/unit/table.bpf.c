@@ -10,7 +10,7 @@
 #define TEST_TABLE_SLOT 3
 
 struct test_row {
-	__u64 hits;
+	__u64 hits[SCHEDSCAN_BANKS];	/* SCHEDSCAN_SLOT(0, bank) */
 };
 
 struct {
@@ -28,10 +28,10 @@ SEC("syscall")
 int feed(struct feed_args *args)
 {
 	struct test_row zero = {}, *row;
-	__u32 key = args->key;
+	__u32 key = args->key, bank = counting();
 
-	row = table_row(&rows, &key, &zero, TEST_TABLE_SLOT);
+	row = table_row_if(bank, &rows, &key, &zero, TEST_TABLE_SLOT);
 	if (row)
-		__sync_fetch_and_add(&row->hits, 1);
+		__sync_fetch_and_add(&row->hits[SCHEDSCAN_SLOT(0, bank)], 1);
 	return 0;
 }

@@ -19,9 +19,20 @@
 #include "util.h"
 
 
+/* Three counters in two banks: value v of bank b at SCHEDSCAN_SLOT(v, b). */
 struct counts3 {
-	__u64 a, b, c;
+	__u64 slot[3 * SCHEDSCAN_BANKS];
 };
+
+static struct counts3 bank_values(unsigned int bank, __u64 a, __u64 b, __u64 c)
+{
+	struct counts3 v = {};
+
+	v.slot[SCHEDSCAN_SLOT(0, bank)] = a;
+	v.slot[SCHEDSCAN_SLOT(1, bank)] = b;
+	v.slot[SCHEDSCAN_SLOT(2, bank)] = c;
+	return v;
+}
 
 static const struct table_key_field id_key[] = {
 	{ .name = "id", .heading = "ID", .size = 4, .width = 4 },
@@ -45,15 +56,15 @@ static int nr_cpus(void)
 	return libbpf_num_possible_cpus();
 }
 
-/* Sets key's per-CPU values: CPU 0 gets (a, b, c), every other CPU 1 each. */
+/* Sets key's per-CPU values in bank 1: CPU 0 gets (a, b, c), every other CPU 1 each. */
 static void set_percpu(int fd, __u32 key, __u64 a, __u64 b, __u64 c)
 {
 	int n = nr_cpus();
 	struct counts3 *v = calloc(n, sizeof(*v));
 
-	v[0] = (struct counts3){ a, b, c };
+	v[0] = bank_values(1, a, b, c);
 	for (int cpu = 1; cpu < n; cpu++)
-		v[cpu] = (struct counts3){ 1, 1, 1 };
+		v[cpu] = bank_values(1, 1, 1, 1);
 	CHECK(bpf_map_update_elem(fd, &key, v, BPF_ANY) == 0);
 	free(v);
 }
@@ -85,14 +96,14 @@ static void test_interval_rows_add_up_to_the_summary(void)
 	CHECK_INT(table_init(&t, &counters_spec, fd, -1, NULL), 0);
 	/* Three windows; key 2 appears only in the second, key 1 stops growing. */
 	set_percpu(fd, 1, 10, 5, 0);
-	CHECK_INT(table_read(&t, 0), 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	for (int v = 0; v < 3; v++)
 		sum[0][v] += find_row(&t, 1)->win[v];
 	CHECK_U64(find_row(&t, 1)->win[0], 10 + others);
 	set_percpu(fd, 1, 25, 5, 7);
 	set_percpu(fd, 2, 3, 0, 0);
-	CHECK_INT(table_read(&t, 0), 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	CHECK_U64(find_row(&t, 1)->win[0], 15);
 	CHECK_U64(find_row(&t, 1)->win[1], 0);
@@ -101,7 +112,7 @@ static void test_interval_rows_add_up_to_the_summary(void)
 		sum[0][v] += find_row(&t, 1)->win[v];
 		sum[1][v] += find_row(&t, 2)->win[v];
 	}
-	CHECK_INT(table_read(&t, 0), 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	CHECK_U64(find_row(&t, 1)->win[0], 0);
 	/* The summary after intervals: the sum of the interval rows, exactly. */
@@ -112,6 +123,45 @@ static void test_interval_rows_add_up_to_the_summary(void)
 	}
 	CHECK_U64(table_total(&t, 0, TABLE_WINDOW), 25 + others + 3 + others);
 	CHECK_INT(t.nr_rows, 2);
+	table_free(&t);
+	close(fd);
+}
+
+/*
+ * Two banks: a reading takes what the bank it reads gained since it was
+ * last read, never what the other one holds; a window's counts are the
+ * sum of the banks' gains, so nothing is lost or taken twice.
+ */
+static void test_banks_are_read_one_at_a_time(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_banks", sizeof(__u32),
+				sizeof(struct counts3), 8, NULL);
+	struct counts3 v = {};
+	__u32 key = 9;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating a hash map failed: %s", strerror(errno));
+		return;
+	}
+	CHECK_INT(table_init(&t, &counters_spec, fd, -1, NULL), 0);
+	v.slot[SCHEDSCAN_SLOT(0, 1)] = 5;
+	v.slot[SCHEDSCAN_SLOT(0, 2)] = 100;	/* counting in bank 2: not read yet */
+	CHECK(bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 9)->win[0], 5);
+	/* Bank 1 gains 3 more while bank 2 is read: 100 now, 3 at the next read of bank 1. */
+	v.slot[SCHEDSCAN_SLOT(0, 1)] = 8;
+	CHECK(bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0);
+	CHECK_INT(table_read(&t, 0, 2), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 9)->win[0], 100);
+	CHECK_INT(table_read(&t, 0, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 9)->win[0], 3);
+	CHECK_U64(find_row(&t, 9)->now[0], 108);
+	CHECK_INT(table_read(&t, 0, 3), -EINVAL);
 	table_free(&t);
 	close(fd);
 }
@@ -132,8 +182,8 @@ static void test_key_by_key_reader_matches_batch(void)
 	CHECK_INT(table_init(&batch, &counters_spec, hash, -1, NULL), 0);
 	CHECK_INT(table_init(&each, &counters_spec, hash, -1, NULL), 0);
 	each.dump.no_batch = true;
-	CHECK_INT(table_read(&batch, 0), 0);
-	CHECK_INT(table_read(&each, 0), 0);
+	CHECK_INT(table_read(&batch, 0, 1), 0);
+	CHECK_INT(table_read(&each, 0, 1), 0);
 	CHECK_INT(batch.nr_rows, 257);
 	CHECK_INT(each.nr_rows, 257);
 	for (__u32 k = 0; k < 257; k++) {
@@ -169,7 +219,7 @@ static void test_rows_sorted_and_limited_in_text(void)
 	CHECK_INT(table_init(&t, &counters_spec, fd, -1, NULL), 0);
 	for (__u32 k = 1; k <= 5; k++)
 		set_percpu(fd, k, 100 * k, 200, 0);
-	CHECK_INT(table_read(&t, 0), 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
 	table_window(&t, WINDOW_RUN, 1.0);
 	out = open_memstream(&text, &len);
 	table_text(&t, out, 2);
@@ -224,18 +274,18 @@ static void test_duration_split_across_windows(void)
 	t.start_ns = 500;	/* the run started before the episode */
 	/* An episode from t=1000 that is still on at the first two reads. */
 	set_duration(fd, 0, true, 1000, 0, 1);
-	CHECK_INT(table_read(&t, 1600), 0);
+	CHECK_INT(table_read(&t, 1600, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	row = find_row(&t, 0);
 	CHECK_U64(row->win[0], 600);
 	CHECK_U64(row->win[1], 1);
-	CHECK_INT(table_read(&t, 2500), 0);
+	CHECK_INT(table_read(&t, 2500, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	CHECK_U64(find_row(&t, 0)->win[0], 900);
 	CHECK_U64(find_row(&t, 0)->win[1], 0);	/* no new episode */
 	/* It ends at 2800 (1800 ns in all), a second one runs 3000..3100. */
 	set_duration(fd, 0, false, 3000, 1900, 2);
-	CHECK_INT(table_read(&t, 4000), 0);
+	CHECK_INT(table_read(&t, 4000, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	CHECK_U64(find_row(&t, 0)->win[0], 400);
 	CHECK_U64(find_row(&t, 0)->win[1], 1);
@@ -271,7 +321,7 @@ static void test_torn_duration_is_read_again(void)
 	}
 	CHECK(bpf_map_update_elem(fd, &key, &torn, BPF_ANY) == 0);
 	CHECK_INT(table_init(&t, &durations_spec, fd, -1, NULL), 0);
-	CHECK_INT(table_read(&t, 100), 0);
+	CHECK_INT(table_read(&t, 100, 1), 0);
 	/* A writer that never finishes: read again a bounded number of times. */
 	CHECK(t.torn_reads > 0 && t.torn_reads <= 8);
 	table_free(&t);
@@ -310,7 +360,7 @@ static void test_full_map_counts_dropped_rows(void)
 	}
 	CHECK_INT(table_init(&t, &bounded_spec, bpf_map__fd(obj->maps.rows),
 			     bpf_map__fd(obj->maps.table_drops), NULL), 0);
-	CHECK_INT(table_read(&t, 0), 0);
+	CHECK_INT(table_read(&t, 0, 1), 0);
 	table_window(&t, WINDOW_RUN, 1.0);
 	CHECK_INT(t.nr_rows, 4);
 	CHECK_U64(t.dropped_win, 6);
@@ -327,6 +377,7 @@ static void test_full_map_counts_dropped_rows(void)
 }
 
 UNIT_MAIN(UNIT_TEST(test_interval_rows_add_up_to_the_summary),
+	  UNIT_TEST(test_banks_are_read_one_at_a_time),
 	  UNIT_TEST(test_key_by_key_reader_matches_batch),
 	  UNIT_TEST(test_rows_sorted_and_limited_in_text),
 	  UNIT_TEST(test_duration_split_across_windows),

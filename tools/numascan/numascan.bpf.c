@@ -23,31 +23,34 @@ struct {
 	__type(value, struct numascan_process);
 } process_counters SEC(".maps");
 
-static __always_inline void count_process(struct task_struct *task, __u32 counter)
+static __always_inline void count_process(__u32 bank, struct task_struct *task,
+					  __u32 counter)
 {
 	struct numascan_process zero = {}, *row;
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (!counting())
+	if (!bank)
 		return;
 	row = bpf_map_lookup_elem(&process_counters, &tgid);
 	if (!row) {
 		BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
-		row = table_row(&process_counters, &tgid, &zero, NUMASCAN_PROCESS_DROPS);
+		row = table_row_if(bank, &process_counters, &tgid, &zero,
+				   NUMASCAN_PROCESS_DROPS);
 	}
 	if (row && counter < NP_NR && !mutation_drops())
-		__sync_fetch_and_add(&row->counts[counter], 1);
+		__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(counter, bank)], 1);
 }
 
 static __always_inline int count_for_current(__u32 counter, int process_counter)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 bank = counting();
 
 	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(task))
 		return 0;
-	counter_add(&counters, counter, 1);
+	counter_add_if(bank, &counters, counter, 1);
 	if (process_counter >= 0)
-		count_process(task, process_counter);
+		count_process(bank, task, process_counter);
 	return 0;
 }
 

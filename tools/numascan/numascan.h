@@ -2,6 +2,8 @@
 #ifndef NUMASCAN_H
 #define NUMASCAN_H
 
+#include "bpf/table.h"
+
 enum numascan_counter {
 	NUMASCAN_USER_PAGE_FAULTS,	/* page_fault_user of a selected task */
 	NUMASCAN_VMA_SKIPS,		/* sched_skip_vma_numa (6.7+) */
@@ -23,7 +25,7 @@ enum numascan_process_counter {
 /* Shared by every CPU (atomic adds): one row per process, not per CPU. */
 struct numascan_process {
 	char comm[16];
-	__u64 counts[NP_NR];
+	__u64 counts[NP_NR * SCHEDSCAN_BANKS];	/* SCHEDSCAN_SLOT(NP_*, bank) */
 };
 
 #endif

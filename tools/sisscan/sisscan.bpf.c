@@ -98,15 +98,15 @@ struct {
 } smt_core SEC(".maps");
 
 /* A count histogram: the value is its own slot. */
-static __always_inline void count_value(__u32 base, __u32 value)
+static __always_inline void count_value(__u32 bank, __u32 base, __u32 value)
 {
-	hist_record(&counters, base, SISSCAN_COUNT_SLOTS, value, value);
+	hist_record_if(bank, &counters, base, SISSCAN_COUNT_SLOTS, value, value);
 }
 
 /* A nanosecond histogram in log2 slots. */
-static __always_inline void count_ns(__u32 base, __u64 ns)
+static __always_inline void count_ns(__u32 bank, __u32 base, __u64 ns)
 {
-	hist_record(&counters, base, SISSCAN_TIME_SLOTS, log2_slot(ns), ns);
+	hist_record_if(bank, &counters, base, SISSCAN_TIME_SLOTS, log2_slot(ns), ns);
 }
 
 /* The breakdown row of a CPU's group (its LLC, or itself with --per-cpu). */
@@ -121,7 +121,8 @@ static __always_inline struct sisscan_group *group_row(int cpu)
 }
 
 /* The wakee's process row, created on its first wakeup. */
-static __always_inline struct sisscan_process *process_row(struct task_struct *p)
+static __always_inline struct sisscan_process *process_row(__u32 bank,
+							  struct task_struct *p)
 {
 	struct sisscan_process *row, zero = {};
 	__u32 tgid;
@@ -133,7 +134,7 @@ static __always_inline struct sisscan_process *process_row(struct task_struct *p
 	if (row)
 		return row;
 	BPF_CORE_READ_STR_INTO(&zero.comm, p, group_leader, comm);
-	return table_row(&process_counters, &tgid, &zero, SISSCAN_PROCESS_DROPS);
+	return table_row_if(bank, &process_counters, &tgid, &zero, SISSCAN_PROCESS_DROPS);
 }
 
 /* One placement's breakdown counts, the same in every tier. */
@@ -141,45 +142,50 @@ struct breakdown_counts {
 	int target, chosen;
 	bool domain_search, failed, unoccupied, missed;
 	__u32 depth;
+	__u32 counted;		/* the bank this wakeup counts in (counting()) */
 };
 
 __noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
 {
 	struct sisscan_process *row;
 	struct sisscan_group *group;
+	__u32 bank;
 
-	if (!b || !counting())
+	if (!b || !b->counted)
 		return 0;
-	row = process_row((struct task_struct *)task);
+	bank = b->counted;
+	row = process_row(bank, (struct task_struct *)task);
 	group = b->target >= 0 ? group_row(b->target) : NULL;
 	if (group) {
-		group->counts[SG_SIS_SEARCH]++;
-		group->counts[SG_DOMAIN_SEARCH] += b->domain_search;
-		group->counts[SG_DOMAIN_SCANNED] += b->domain_search ? b->depth : 0;
-		group->counts[SG_FAILED] += b->failed;
+		group->counts[SCHEDSCAN_SLOT(SG_SIS_SEARCH, bank)]++;
+		group->counts[SCHEDSCAN_SLOT(SG_DOMAIN_SEARCH, bank)] += b->domain_search;
+		group->counts[SCHEDSCAN_SLOT(SG_DOMAIN_SCANNED, bank)] +=
+			b->domain_search ? b->depth : 0;
+		group->counts[SCHEDSCAN_SLOT(SG_FAILED, bank)] += b->failed;
 	}
 	group = group_row(b->chosen);
 	if (group) {
-		group->counts[SG_PLACEMENTS]++;
-		group->counts[SG_PLACED_UNOCCUPIED] += b->unoccupied;
-		group->counts[SG_MISSED_IDLE] += b->missed;
+		group->counts[SCHEDSCAN_SLOT(SG_PLACEMENTS, bank)]++;
+		group->counts[SCHEDSCAN_SLOT(SG_PLACED_UNOCCUPIED, bank)] += b->unoccupied;
+		group->counts[SCHEDSCAN_SLOT(SG_MISSED_IDLE, bank)] += b->missed;
 	}
 	if (!row)
 		return 0;
 	if (b->target >= 0) {
-		__sync_fetch_and_add(&row->counts[SG_SIS_SEARCH], 1);
+		__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_SIS_SEARCH, bank)], 1);
 		if (b->domain_search) {
-			__sync_fetch_and_add(&row->counts[SG_DOMAIN_SEARCH], 1);
-			__sync_fetch_and_add(&row->counts[SG_DOMAIN_SCANNED], b->depth);
+			__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_DOMAIN_SEARCH, bank)], 1);
+			__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_DOMAIN_SCANNED, bank)],
+					     b->depth);
 		}
 		if (b->failed)
-			__sync_fetch_and_add(&row->counts[SG_FAILED], 1);
+			__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_FAILED, bank)], 1);
 	}
-	__sync_fetch_and_add(&row->counts[SG_PLACEMENTS], 1);
+	__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_PLACEMENTS, bank)], 1);
 	if (b->unoccupied)
-		__sync_fetch_and_add(&row->counts[SG_PLACED_UNOCCUPIED], 1);
+		__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_PLACED_UNOCCUPIED, bank)], 1);
 	if (b->missed)
-		__sync_fetch_and_add(&row->counts[SG_MISSED_IDLE], 1);
+		__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(SG_MISSED_IDLE, bank)], 1);
 	return 0;
 }
 
@@ -655,6 +661,7 @@ static __always_inline int filter_switch(struct task_struct *next)
 
 struct audit_walk {
 	const struct cpumask *cpus_allowed;	/* the wakee's p->cpus_ptr */
+	__u32 counted;				/* audit_facts.counted: the bank */
 	struct sched_domain_shared *shared;	/* target LLC's, for the real mask */
 	__u64 now;
 	__u32 first, n;
@@ -771,7 +778,8 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 		walk->fn[f]++;
 	/* How long the wrong bit had stood (ideal and real: unknown). */
 	if (f != SIS_FILTER_IDEAL && f != SIS_FILTER_REAL)
-		count_ns(SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST, age);
+		count_ns(walk->counted, SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
+			 age);
 	return 0;
 }
 
@@ -909,6 +917,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		return 0;
 	__builtin_memset(walk, 0, sizeof(*walk));
 	walk->cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
+	walk->counted = facts->counted;
 	walk->now = bpf_ktime_get_ns();
 	walk->target = target;
 	walk->first = llc_first_index(target);
@@ -932,14 +941,14 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	}
 	actx.walk = walk;
 	bpf_loop(walk->n, audit_cpu, &actx, 0);
-	counter_add(&counters, SISSCAN_AUDITS, 1);
-	counter_add(&counters, SISSCAN_AUDIT_CPUS, walk->cpus);
-	counter_add(&counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
+	counter_add_if(walk->counted, &counters, SISSCAN_AUDITS, 1);
+	counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_CPUS, walk->cpus);
+	counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
 	if (domain_search && walk->n <= 64) {
 		dw.audit = walk;
 		bpf_loop(walk->n, audit_depth_cpu, &dw, 0);
 	} else if (domain_search) {
-		counter_add(&counters, SISSCAN_AUDIT_TRUNCATED, 1);
+		counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_TRUNCATED, 1);
 	}
 	if (auditing(SIS_FILTER_UNOCCUPIED) &&
 	    schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
@@ -949,20 +958,20 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 
 		if (!auditing(f))
 			continue;
-		counter_add(&counters, base + SIS_FC_PASSED, walk->pass_count[f]);
-		counter_add(&counters, base + SIS_FC_FP, walk->fp[f]);
-		counter_add(&counters, base + SIS_FC_FN, walk->fn[f]);
+		counter_add_if(walk->counted, &counters, base + SIS_FC_PASSED, walk->pass_count[f]);
+		counter_add_if(walk->counted, &counters, base + SIS_FC_FP, walk->fp[f]);
+		counter_add_if(walk->counted, &counters, base + SIS_FC_FN, walk->fn[f]);
 		if (walk->unoccupied_count && !walk->pass_and_free[f])
-			counter_add(&counters, base + SIS_FC_HID_ALL, 1);
+			counter_add_if(walk->counted, &counters, base + SIS_FC_HID_ALL, 1);
 		if (domain_search && walk->n <= 64)
-			count_value(base + SIS_FC_DEPTH_HIST, dw.depth[f]);
+			count_value(walk->counted, base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}
-	/* One look at the flag: each record is counted, each count has its record. */
-	if (emit_events && counting()) {
+	/* The wakeup's one look at the flag: each record is counted, each count has its record. */
+	if (emit_events && walk->counted) {
 		struct sisscan_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 		if (!e) {
-			counter_add_decided(&counters, SISSCAN_EVENTS_DROPPED, 1);
+			counter_add_decided(walk->counted, &counters, SISSCAN_EVENTS_DROPPED, 1);
 			return 0;
 		}
 		e->ts_ns = walk->now;
@@ -981,7 +990,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 			e->passed[f] = walk->passed[f];
 		bpf_ringbuf_submit(e, 0);
-		counter_add_decided(&counters, SISSCAN_EVENTS, 1);
+		counter_add_decided(walk->counted, &counters, SISSCAN_EVENTS, 1);
 	}
 	return 0;
 }
@@ -1189,33 +1198,35 @@ static __always_inline int select_exit(int chosen)
 
 	if (!state || !state->active)
 		return 0;
+	/* One look at the window for every count of this wakeup. */
+	counts.counted = counting();
 	elapsed = bpf_ktime_get_ns() - state->start_ns;
 	state->active = 0;
 	dec = &state->decoder;
 	check_placement((__u64)state->wakee, chosen, -1, 0, &placed);
-	counter_add(&counters, SISSCAN_PLACEMENTS, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
-		counter_add(&counters, SISSCAN_PLACED_UNOCCUPIED, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_PLACED_UNOCCUPIED, 1);
 	if (placed.missed_idle)
-		counter_add(&counters, SISSCAN_MISSED_IDLE, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_MISSED_IDLE, 1);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
 	outcome = sis_decode_finish(dec, chosen, placed.chosen_unoccupied);
 	if (outcome >= SIS_NR_OUTCOMES)
 		return 0;
-	counter_add(&counters, SISSCAN_OUTCOME + outcome, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_OUTCOME + outcome, 1);
 	if (outcome == SIS_OUT_NO_SIS) {
 		count_breakdown((__u64)state->wakee, &counts);
 		return 0;
 	}
-	counter_add(&counters, SISSCAN_IDLE_PROBES, dec->probes);
-	count_value(SISSCAN_PROBES_HIST, dec->probes);
-	count_ns(SISSCAN_SELECT_TIME_HIST, elapsed);
+	counter_add_if(counts.counted, &counters, SISSCAN_IDLE_PROBES, dec->probes);
+	count_value(counts.counted, SISSCAN_PROBES_HIST, dec->probes);
+	count_ns(counts.counted, SISSCAN_SELECT_TIME_HIST, elapsed);
 	/* Mel Gorman's sis_scanned: the fast path counts as one scan. */
-	counter_add(&counters, SISSCAN_SIS_SCANNED,
+	counter_add_if(counts.counted, &counters, SISSCAN_SIS_SCANNED,
 		    1 + dec->smt_probes + dec->domain_probes);
 	if (dec->recent_probed && outcome != SIS_OUT_RECENT_HIT)
-		counter_add(&counters, SISSCAN_SIS_RECENT_MISS, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_SIS_RECENT_MISS, 1);
 	nr_idle_scan = state->nr_idle_scan;
 	counts.target = dec->target;
 	counts.domain_search = outcome_is_domain_search(outcome, nr_idle_scan,
@@ -1228,28 +1239,25 @@ static __always_inline int select_exit(int chosen)
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = state->has_idle_core;
 	facts.nr_idle_scan = nr_idle_scan;
+	facts.counted = counts.counted;
 	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
 			dec->target, chosen, &facts);
-	/*
-	 * The total after its parts (probe histogram, audit): user space
-	 * reads the counters in ascending key order while wakeups go on, so
-	 * it never sees a search whose parts it has not seen.
-	 */
-	counter_add(&counters, SISSCAN_SIS_SEARCH, 1);
+	/* All of this wakeup's counts went to one bank: user space reads whole wakeups. */
+	counter_add_if(counts.counted, &counters, SISSCAN_SIS_SEARCH, 1);
 	if (!counts.domain_search)
 		return 0;
-	counter_add(&counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
-	counter_add(&counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
-	count_value(SISSCAN_DEPTH_HIST, dec->domain_probes);
+	counter_add_if(counts.counted, &counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
+	count_value(counts.counted, SISSCAN_DEPTH_HIST, dec->domain_probes);
 	if (nr_idle_scan >= 0)
-		count_value(SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan);
+		count_value(counts.counted, SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan);
 	if (!counts.failed)
 		return 0;
-	counter_add(&counters, SISSCAN_SIS_FAILED, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_SIS_FAILED, 1);
 	if (outcome == SIS_OUT_SCAN_SKIPPED)
-		counter_add(&counters, SISSCAN_SIS_UTIL_SKIPPED, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_SIS_UTIL_SKIPPED, 1);
 	else if (scan_cut_by_limit(dec, state->wakee, nr_idle_scan))
-		counter_add(&counters, SISSCAN_SIS_UTIL_LIMITED, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_SIS_UTIL_LIMITED, 1);
 	return 0;
 }
 
@@ -1475,6 +1483,8 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	int target = -1, depth = 0;
 	__u32 class;
 
+	/* One look at the window for every count of this wakeup. */
+	counts.counted = counting();
 	if (chosen == wakeup->prev)
 		class = SISSCAN_TP_PREV;
 	else if (chosen == wakeup->waker)
@@ -1498,16 +1508,16 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	} else {
 		check_placement(task, chosen, target, enqueued, &placed);
 	}
-	counter_add(&counters, class, 1);
-	counter_add(&counters, SISSCAN_TP_PLACEMENTS, 1);
+	counter_add_if(counts.counted, &counters, class, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_TP_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
-		counter_add(&counters, SISSCAN_TP_PLACED_UNOCCUPIED, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_TP_PLACED_UNOCCUPIED, 1);
 	if (placed.missed_idle)
-		counter_add(&counters, SISSCAN_TP_MISSED_IDLE, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_TP_MISSED_IDLE, 1);
 	/* An unoccupied prev, waker or recent CPU: the fast path took it. */
 	counts.domain_search = class == SISSCAN_TP_OTHER || !placed.chosen_unoccupied;
 	if (counts.domain_search) {
-		counter_add(&counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
+		counter_add_if(counts.counted, &counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
 		if (class == SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
 			depth = placed.depth;
 		} else {
@@ -1515,7 +1525,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 			 * A failed scan probed up to SIS_UTIL's limit, or all of
 			 * LLC & allowed with SIS_UTIL off.
 			 */
-			counter_add(&counters, SISSCAN_TP_FAILED, 1);
+			counter_add_if(counts.counted, &counters, SISSCAN_TP_FAILED, 1);
 			counts.failed = true;
 			depth = sis_util_limit(chosen);
 			if (depth < 0 && !sched_feature_on(sis_util_feature))
@@ -1523,9 +1533,9 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 			if (depth < 0)
 				depth = 0;
 		}
-		count_value(SISSCAN_TP_DEPTH_HIST, depth);
+		count_value(counts.counted, SISSCAN_TP_DEPTH_HIST, depth);
 	}
-	counter_add(&counters, SISSCAN_TP_SCANNED, 1 + depth);
+	counter_add_if(counts.counted, &counters, SISSCAN_TP_SCANNED, 1 + depth);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
 	counts.depth = depth;
@@ -1535,10 +1545,10 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = (decode_flags & SIS_DECODE_SMT) && llc_has_idle_cores(counts.target);
 	facts.nr_idle_scan = sis_util_limit(counts.target);
+	facts.counted = counts.counted;
 	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),
 			counts.target, chosen, &facts);
-	/* The total after its parts, as in select_exit(). */
-	counter_add(&counters, SISSCAN_TP_SIS_SEARCH, 1);
+	counter_add_if(counts.counted, &counters, SISSCAN_TP_SIS_SEARCH, 1);
 }
 
 /*

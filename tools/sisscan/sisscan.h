@@ -4,6 +4,7 @@
 
 #include "sis_decode.h"
 #include "filter_v4.h"
+#include "bpf/table.h"
 
 /*
  * Count histograms (probes, scan depth, nr_idle_scan) are linear in the
@@ -68,13 +69,13 @@ enum sis_group_counter {
 
 /* A row of the per-LLC or per-CPU breakdown (a per-CPU array by group). */
 struct sisscan_group {
-	__u64 counts[SG_NR];
+	__u64 counts[SG_NR * SCHEDSCAN_BANKS];	/* SCHEDSCAN_SLOT(SG_*, bank) */
 };
 
 /* A -P row, shared by every CPU. */
 struct sisscan_process {
 	char comm[16];
-	__u64 counts[SG_NR];
+	__u64 counts[SG_NR * SCHEDSCAN_BANKS];	/* SCHEDSCAN_SLOT(SG_*, bank) */
 };
 
 enum sis_breakdown { SIS_BY_LLC, SIS_BY_CPU };
@@ -166,6 +167,7 @@ struct audit_facts {
 	__u32 domain_search;	/* reached select_idle_cpu() */
 	__u32 has_idle_core;	/* sd_llc_shared(target)->has_idle_cores as SIS began */
 	__s32 nr_idle_scan;	/* SIS_UTIL's limit as SIS began; -1: no limit */
+	__u32 counted;		/* the bank this wakeup counts in, 0: none (counting()) */
 };	/* no padding: the 6.1 verifier wants every byte a global function reads written */
 
 #endif
