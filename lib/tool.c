@@ -556,10 +556,13 @@ static int start_counting(void *ctx, const struct run_window *window)
 	struct tool *t = ctx;
 	unsigned long long now = monotonic_ns();
 
+	/* Under the lock, as stop_counting(): a scrape reads t->bank. */
+	pthread_mutex_lock(&t->lock);
 	for (int i = 0; i < t->nr_tables; i++)
 		t->tables[i]->start_ns = now;
 	t->run->start_ns = now;
 	__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&t->lock);
 	/* Scripts start their workload on this: everything is attached and counting. */
 	if (t->opts->ready_fd >= 0) {
 		static const char ready[] = "ready\n";

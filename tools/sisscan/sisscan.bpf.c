@@ -142,7 +142,7 @@ struct breakdown_counts {
 	int target, chosen;
 	bool domain_search, failed, unoccupied, missed;
 	__u32 depth;
-	__u32 counted;		/* the bank this wakeup counts in (counting()) */
+	__u32 bank;		/* the bank this wakeup counts in (counting()), 0: none */
 };
 
 __noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
@@ -151,9 +151,9 @@ __noinline int count_breakdown(__u64 task, const struct breakdown_counts *b)
 	struct sisscan_group *group;
 	__u32 bank;
 
-	if (!b || !b->counted)
+	if (!b || !b->bank)
 		return 0;
-	bank = b->counted;
+	bank = b->bank;
 	row = process_row(bank, (struct task_struct *)task);
 	group = b->target >= 0 ? group_row(b->target) : NULL;
 	if (group) {
@@ -661,7 +661,7 @@ static __always_inline int filter_switch(struct task_struct *next)
 
 struct audit_walk {
 	const struct cpumask *cpus_allowed;	/* the wakee's p->cpus_ptr */
-	__u32 counted;				/* audit_facts.counted: the bank */
+	__u32 bank;				/* audit_facts.bank */
 	struct sched_domain_shared *shared;	/* target LLC's, for the real mask */
 	__u64 now;
 	__u32 first, n;
@@ -778,7 +778,7 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 		walk->fn[f]++;
 	/* How long the wrong bit had stood (ideal and real: unknown). */
 	if (f != SIS_FILTER_IDEAL && f != SIS_FILTER_REAL)
-		count_ns(walk->counted, SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
+		count_ns(walk->bank, SISSCAN_FILTER_BASE + f * SIS_FC_STRIDE + SIS_FC_AGE_HIST,
 			 age);
 	return 0;
 }
@@ -917,7 +917,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		return 0;
 	__builtin_memset(walk, 0, sizeof(*walk));
 	walk->cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
-	walk->counted = facts->counted;
+	walk->bank = facts->bank;
 	walk->now = bpf_ktime_get_ns();
 	walk->target = target;
 	walk->first = llc_first_index(target);
@@ -941,14 +941,14 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	}
 	actx.walk = walk;
 	bpf_loop(walk->n, audit_cpu, &actx, 0);
-	counter_add_if(walk->counted, &counters, SISSCAN_AUDITS, 1);
-	counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_CPUS, walk->cpus);
-	counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
+	counter_add_if(walk->bank, &counters, SISSCAN_AUDITS, 1);
+	counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_CPUS, walk->cpus);
+	counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
 	if (domain_search && walk->n <= 64) {
 		dw.audit = walk;
 		bpf_loop(walk->n, audit_depth_cpu, &dw, 0);
 	} else if (domain_search) {
-		counter_add_if(walk->counted, &counters, SISSCAN_AUDIT_TRUNCATED, 1);
+		counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_TRUNCATED, 1);
 	}
 	if (auditing(SIS_FILTER_UNOCCUPIED) &&
 	    schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
@@ -958,20 +958,20 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 
 		if (!auditing(f))
 			continue;
-		counter_add_if(walk->counted, &counters, base + SIS_FC_PASSED, walk->pass_count[f]);
-		counter_add_if(walk->counted, &counters, base + SIS_FC_FP, walk->fp[f]);
-		counter_add_if(walk->counted, &counters, base + SIS_FC_FN, walk->fn[f]);
+		counter_add_if(walk->bank, &counters, base + SIS_FC_PASSED, walk->pass_count[f]);
+		counter_add_if(walk->bank, &counters, base + SIS_FC_FP, walk->fp[f]);
+		counter_add_if(walk->bank, &counters, base + SIS_FC_FN, walk->fn[f]);
 		if (walk->unoccupied_count && !walk->pass_and_free[f])
-			counter_add_if(walk->counted, &counters, base + SIS_FC_HID_ALL, 1);
+			counter_add_if(walk->bank, &counters, base + SIS_FC_HID_ALL, 1);
 		if (domain_search && walk->n <= 64)
-			count_value(walk->counted, base + SIS_FC_DEPTH_HIST, dw.depth[f]);
+			count_value(walk->bank, base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}
 	/* The wakeup's one look at the flag: each record is counted, each count has its record. */
-	if (emit_events && walk->counted) {
+	if (emit_events && walk->bank) {
 		struct sisscan_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 		if (!e) {
-			counter_add_decided(walk->counted, &counters, SISSCAN_EVENTS_DROPPED, 1);
+			counter_add_decided(walk->bank, &counters, SISSCAN_EVENTS_DROPPED, 1);
 			return 0;
 		}
 		e->ts_ns = walk->now;
@@ -990,7 +990,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 			e->passed[f] = walk->passed[f];
 		bpf_ringbuf_submit(e, 0);
-		counter_add_decided(walk->counted, &counters, SISSCAN_EVENTS, 1);
+		counter_add_decided(walk->bank, &counters, SISSCAN_EVENTS, 1);
 	}
 	return 0;
 }
@@ -1199,34 +1199,34 @@ static __always_inline int select_exit(int chosen)
 	if (!state || !state->active)
 		return 0;
 	/* One look at the window for every count of this wakeup. */
-	counts.counted = counting();
+	counts.bank = counting();
 	elapsed = bpf_ktime_get_ns() - state->start_ns;
 	state->active = 0;
 	dec = &state->decoder;
 	check_placement((__u64)state->wakee, chosen, -1, 0, &placed);
-	counter_add_if(counts.counted, &counters, SISSCAN_PLACEMENTS, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
-		counter_add_if(counts.counted, &counters, SISSCAN_PLACED_UNOCCUPIED, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_PLACED_UNOCCUPIED, 1);
 	if (placed.missed_idle)
-		counter_add_if(counts.counted, &counters, SISSCAN_MISSED_IDLE, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_MISSED_IDLE, 1);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
 	outcome = sis_decode_finish(dec, chosen, placed.chosen_unoccupied);
 	if (outcome >= SIS_NR_OUTCOMES)
 		return 0;
-	counter_add_if(counts.counted, &counters, SISSCAN_OUTCOME + outcome, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_OUTCOME + outcome, 1);
 	if (outcome == SIS_OUT_NO_SIS) {
 		count_breakdown((__u64)state->wakee, &counts);
 		return 0;
 	}
-	counter_add_if(counts.counted, &counters, SISSCAN_IDLE_PROBES, dec->probes);
-	count_value(counts.counted, SISSCAN_PROBES_HIST, dec->probes);
-	count_ns(counts.counted, SISSCAN_SELECT_TIME_HIST, elapsed);
+	counter_add_if(counts.bank, &counters, SISSCAN_IDLE_PROBES, dec->probes);
+	count_value(counts.bank, SISSCAN_PROBES_HIST, dec->probes);
+	count_ns(counts.bank, SISSCAN_SELECT_TIME_HIST, elapsed);
 	/* Mel Gorman's sis_scanned: the fast path counts as one scan. */
-	counter_add_if(counts.counted, &counters, SISSCAN_SIS_SCANNED,
+	counter_add_if(counts.bank, &counters, SISSCAN_SIS_SCANNED,
 		    1 + dec->smt_probes + dec->domain_probes);
 	if (dec->recent_probed && outcome != SIS_OUT_RECENT_HIT)
-		counter_add_if(counts.counted, &counters, SISSCAN_SIS_RECENT_MISS, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_SIS_RECENT_MISS, 1);
 	nr_idle_scan = state->nr_idle_scan;
 	counts.target = dec->target;
 	counts.domain_search = outcome_is_domain_search(outcome, nr_idle_scan,
@@ -1239,25 +1239,25 @@ static __always_inline int select_exit(int chosen)
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = state->has_idle_core;
 	facts.nr_idle_scan = nr_idle_scan;
-	facts.counted = counts.counted;
+	facts.bank = counts.bank;
 	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
 			dec->target, chosen, &facts);
 	/* All of this wakeup's counts went to one bank: user space reads whole wakeups. */
-	counter_add_if(counts.counted, &counters, SISSCAN_SIS_SEARCH, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_SIS_SEARCH, 1);
 	if (!counts.domain_search)
 		return 0;
-	counter_add_if(counts.counted, &counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
-	counter_add_if(counts.counted, &counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
-	count_value(counts.counted, SISSCAN_DEPTH_HIST, dec->domain_probes);
+	counter_add_if(counts.bank, &counters, SISSCAN_SIS_DOMAIN_SEARCH, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_SIS_DOMAIN_SCANNED, dec->domain_probes);
+	count_value(counts.bank, SISSCAN_DEPTH_HIST, dec->domain_probes);
 	if (nr_idle_scan >= 0)
-		count_value(counts.counted, SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan);
+		count_value(counts.bank, SISSCAN_NR_IDLE_SCAN_HIST, nr_idle_scan);
 	if (!counts.failed)
 		return 0;
-	counter_add_if(counts.counted, &counters, SISSCAN_SIS_FAILED, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_SIS_FAILED, 1);
 	if (outcome == SIS_OUT_SCAN_SKIPPED)
-		counter_add_if(counts.counted, &counters, SISSCAN_SIS_UTIL_SKIPPED, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_SIS_UTIL_SKIPPED, 1);
 	else if (scan_cut_by_limit(dec, state->wakee, nr_idle_scan))
-		counter_add_if(counts.counted, &counters, SISSCAN_SIS_UTIL_LIMITED, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_SIS_UTIL_LIMITED, 1);
 	return 0;
 }
 
@@ -1484,7 +1484,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	__u32 class;
 
 	/* One look at the window for every count of this wakeup. */
-	counts.counted = counting();
+	counts.bank = counting();
 	if (chosen == wakeup->prev)
 		class = SISSCAN_TP_PREV;
 	else if (chosen == wakeup->waker)
@@ -1508,16 +1508,16 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	} else {
 		check_placement(task, chosen, target, enqueued, &placed);
 	}
-	counter_add_if(counts.counted, &counters, class, 1);
-	counter_add_if(counts.counted, &counters, SISSCAN_TP_PLACEMENTS, 1);
+	counter_add_if(counts.bank, &counters, class, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_TP_PLACEMENTS, 1);
 	if (placed.chosen_unoccupied)
-		counter_add_if(counts.counted, &counters, SISSCAN_TP_PLACED_UNOCCUPIED, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_TP_PLACED_UNOCCUPIED, 1);
 	if (placed.missed_idle)
-		counter_add_if(counts.counted, &counters, SISSCAN_TP_MISSED_IDLE, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_TP_MISSED_IDLE, 1);
 	/* An unoccupied prev, waker or recent CPU: the fast path took it. */
 	counts.domain_search = class == SISSCAN_TP_OTHER || !placed.chosen_unoccupied;
 	if (counts.domain_search) {
-		counter_add_if(counts.counted, &counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
+		counter_add_if(counts.bank, &counters, SISSCAN_TP_DOMAIN_SEARCH, 1);
 		if (class == SISSCAN_TP_OTHER && placed.chosen_unoccupied) {
 			depth = placed.depth;
 		} else {
@@ -1525,7 +1525,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 			 * A failed scan probed up to SIS_UTIL's limit, or all of
 			 * LLC & allowed with SIS_UTIL off.
 			 */
-			counter_add_if(counts.counted, &counters, SISSCAN_TP_FAILED, 1);
+			counter_add_if(counts.bank, &counters, SISSCAN_TP_FAILED, 1);
 			counts.failed = true;
 			depth = sis_util_limit(chosen);
 			if (depth < 0 && !sched_feature_on(sis_util_feature))
@@ -1533,9 +1533,9 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 			if (depth < 0)
 				depth = 0;
 		}
-		count_value(counts.counted, SISSCAN_TP_DEPTH_HIST, depth);
+		count_value(counts.bank, SISSCAN_TP_DEPTH_HIST, depth);
 	}
-	counter_add_if(counts.counted, &counters, SISSCAN_TP_SCANNED, 1 + depth);
+	counter_add_if(counts.bank, &counters, SISSCAN_TP_SCANNED, 1 + depth);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
 	counts.depth = depth;
@@ -1545,10 +1545,10 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = (decode_flags & SIS_DECODE_SMT) && llc_has_idle_cores(counts.target);
 	facts.nr_idle_scan = sis_util_limit(counts.target);
-	facts.counted = counts.counted;
+	facts.bank = counts.bank;
 	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),
 			counts.target, chosen, &facts);
-	counter_add_if(counts.counted, &counters, SISSCAN_TP_SIS_SEARCH, 1);
+	counter_add_if(counts.bank, &counters, SISSCAN_TP_SIS_SEARCH, 1);
 }
 
 /*

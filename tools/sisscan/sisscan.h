@@ -167,7 +167,7 @@ struct audit_facts {
 	__u32 domain_search;	/* reached select_idle_cpu() */
 	__u32 has_idle_core;	/* sd_llc_shared(target)->has_idle_cores as SIS began */
 	__s32 nr_idle_scan;	/* SIS_UTIL's limit as SIS began; -1: no limit */
-	__u32 counted;		/* the bank this wakeup counts in, 0: none (counting()) */
+	__u32 bank;		/* the bank this wakeup counts in, 0: none (counting()) */
 };	/* no padding: the 6.1 verifier wants every byte a global function reads written */
 
 #endif
