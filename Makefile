@@ -31,8 +31,8 @@ endif
 WARNINGS   := -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS     ?= -g -O2
 CFLAGS     += -std=gnu11 $(WARNINGS) -Ilib -I$(OBJ) -DSCHEDSCAN_VERSION='"$(VERSION)"'
-LDLIBS     := -lbpf -lelf -lz
-STATIC_LDLIBS := -static -lbpf -lelf -lz -lzstd -lpthread
+LDLIBS     := -lbpf -lelf -lz -lm
+STATIC_LDLIBS := -static -lbpf -lelf -lz -lzstd -lpthread -lm
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
               -I$(dir $(VMLINUX_H)) -Ilib/bpf -Ilib
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -274,6 +274,10 @@ ifneq ($(wildcard docs/man/*.8),)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 $(wildcard docs/man/*.8) $(DESTDIR)$(PREFIX)/share/man/man8/
 endif
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	for t in $(TOOLS); do \
+		install -m 0644 completion/schedscan $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; \
+	done
 
 clean:
 	rm -rf $(OBJ) $(BUILD)/tests $(BUILD)/san $(BUILD)/test $(BUILD)/static $(BUILD)/static-test $(BUILD)/workloads $(TOOL_BINS)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,18 @@ void cpustate_free(struct cpustate *cs)
 	free(cs->llc_of_cpu);
 	free(cs->llc_cpus);
 	memset(cs, 0, sizeof(*cs));
+}
+
+void cpustate_llc_label(void *ctx, const void *key, const struct map_dump *d,
+			unsigned int i, char (*out)[TABLE_LABEL_LEN])
+{
+	const struct cpustate *cs = ctx;
+	__u32 llc;
+
+	memcpy(&llc, key, sizeof(llc));
+	if ((int)llc >= cs->nr_llcs ||
+	    cpulist_format(&cs->llc_cpus[llc], out[0], TABLE_LABEL_LEN) < 0)
+		snprintf(out[0], TABLE_LABEL_LEN, "?");
 }
 
 int cpustate_group(struct cpustate *cs, int nr_cpu_ids,

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "table.h"
 #include "topology.h"
 
 struct bpf_map;
@@ -19,6 +20,17 @@ struct cpustate_maps {
 	struct bpf_map *rq_of_cpu, *llc_span_words;
 	struct bpf_map *llc_of_cpu, *llc_cpu_count, *llc_first, *llc_cpus;
 };
+
+/* The maps of lib/bpf/rq.bpf.h in a skeleton. */
+#define CPUSTATE_MAPS(skel)                                                    \
+	((struct cpustate_maps){                                               \
+		.rq_of_cpu = (skel)->maps.rq_of_cpu,                           \
+		.llc_of_cpu = (skel)->maps.llc_of_cpu,                         \
+		.llc_cpu_count = (skel)->maps.llc_cpu_count,                   \
+		.llc_span_words = (skel)->maps.llc_span_words,                 \
+		.llc_first = (skel)->maps.llc_first,                           \
+		.llc_cpus = (skel)->maps.llc_cpus,                             \
+	})
 
 /* The scheduler's LLCs, as learnt. */
 struct cpustate {
@@ -42,6 +54,14 @@ int cpustate_size(const struct cpustate_maps *maps, int nr_cpu_ids, char *err,
 int cpustate_learn(struct cpustate *cs, const struct cpustate_maps *maps,
 		   const struct topology *t, char *err, size_t errlen);
 void cpustate_free(struct cpustate *cs);
+
+/*
+ * A table_spec labels() for rows keyed by a __u32 LLC index (ctx: the
+ * struct cpustate): the LLC's CPUs as a list, with the TABLE_CPUS_LABEL
+ * label.
+ */
+void cpustate_llc_label(void *ctx, const void *key, const struct map_dump *d,
+			unsigned int i, char (*out)[TABLE_LABEL_LEN]);
 
 /*
  * Moves this thread onto each online CPU in turn and naps there, so each

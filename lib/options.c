@@ -34,6 +34,8 @@ enum {
 	OPT_PROMETHEUS_FILE,
 	OPT_READY_FD,
 	OPT_BTF,
+	OPT_COMPARE,
+	OPT_SVG,
 };
 
 static const struct argp_option common_options[] = {
@@ -52,6 +54,8 @@ static const struct argp_option common_options[] = {
 	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (default address 127.0.0.1)", 2 },
 	{ "prometheus-file", OPT_PROMETHEUS_FILE, "PATH", 0,
 	  "Rewrite PATH atomically after each interval, for node_exporter's textfile collector", 2 },
+	{ "svg", OPT_SVG, "FILE", 0,
+	  "Draw the run (or --compare) as a self-contained SVG picture in FILE", 2 },
 	{ "ready-fd", OPT_READY_FD, "FD", 0,
 	  "Write \"ready\" to file descriptor FD once tracing, then close it", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
@@ -61,6 +65,10 @@ static const struct argp_option common_options[] = {
 	{ "stats", OPT_STATS, NULL, 0,
 	  "Print each BPF program's own cost at the end", 3 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf debug messages", 3 },
+	/* Taken out of argv before argp sees it (split_compare()): listed for --help. */
+	{ "compare", OPT_COMPARE, NULL, 0,
+	  "--compare A.jsonl... -- B.jsonl...: compare runs recorded with --json, the"
+	  " A runs, then --, then the B runs; traces nothing (other options first)", 4 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 3 },
 	/* Negative positional values ("sisscan 1 -1"), for a clear message. */
 #define NEGATIVE_NUMBER(d) { NULL, d, "N", OPTION_HIDDEN | OPTION_ARG_OPTIONAL, NULL, 3 }
@@ -491,6 +499,10 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		ret = parse_output_path("--prometheus-file", arg, err, sizeof(err));
 		opts->prometheus_file = arg;
 		break;
+	case OPT_SVG:
+		ret = parse_output_path("--svg", arg, err, sizeof(err));
+		opts->svg_path = arg;
+		break;
 	case OPT_READY_FD: {
 		char *end;
 		long fd;
@@ -566,6 +578,36 @@ static error_t parse_tool(int key, char *arg, struct argp_state *state)
 	return ret;
 }
 
+/*
+ * "--compare A... -- B...": everything from --compare on is the two
+ * sides' files, not options (a file may start with '-'); returns the
+ * argc that argp parses. Exits 2 with a sentence when a side is empty.
+ */
+static int split_compare(int argc, char **argv, struct common_opts *opts)
+{
+	int at, sep;
+
+	for (at = 1; at < argc && strcmp(argv[at], "--compare"); at++)
+		if (!strcmp(argv[at], "--"))
+			return argc;
+	if (at == argc)
+		return argc;
+	for (sep = at + 1; sep < argc && strcmp(argv[sep], "--"); sep++)
+		;
+	opts->compare = true;
+	opts->compare_a = (const char *const *)&argv[at + 1];
+	opts->nr_compare_a = sep - at - 1;
+	opts->compare_b = (const char *const *)&argv[sep < argc ? sep + 1 : argc];
+	opts->nr_compare_b = sep < argc ? argc - sep - 1 : 0;
+	if (sep == argc || !opts->nr_compare_a || !opts->nr_compare_b) {
+		fprintf(stderr, "%s: --compare needs A runs, then --, then B runs: "
+			"--compare A.jsonl [A2.jsonl ...] -- B.jsonl [B2.jsonl ...]\n",
+			program_invocation_short_name);
+		exit(OPTIONS_EXIT_USAGE);
+	}
+	return at;
+}
+
 void parse_tool_args(int argc, char **argv, const char *doc,
 		     struct common_opts *opts)
 {
@@ -594,6 +636,8 @@ void parse_tool_args_with(int argc, char **argv, const char *doc,
 	char **named = calloc((size_t)argc + 1, sizeof(*named));
 
 	common_opts_init(opts);
+	/* Before the copy below: the files point into the caller's argv, which lives on. */
+	argc = split_compare(argc, argv, opts);
 	args = (struct tool_args){ opts, parser, input };
 	snprintf(version, sizeof(version), "%s %s",
 		 program_invocation_short_name, SCHEDSCAN_VERSION);

@@ -33,11 +33,19 @@ struct common_opts {
 	int top;			/* table rows in text, 0: each table's default */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
 	const char *prometheus_file;	/* --prometheus-file PATH */
+	const char *svg_path;		/* --svg FILE: pictures of the run */
 	int ready_fd;			/* --ready-fd FD, -1: none */
 	const char *btf_path;		/* --btf FILE: the kernel's types, if it has no BTF */
 	enum probe_mode mode;
 	/* Where to look things up; tests point these at fixtures. */
 	const char *proc_root, *sysfs_root;
+	/*
+	 * --compare A... -- B...: the files of each side (pointers into
+	 * argv); the tool compares them instead of tracing.
+	 */
+	bool compare;
+	const char *const *compare_a, *const *compare_b;
+	int nr_compare_a, nr_compare_b;
 	/* Internal: positional arguments seen and -i given. */
 	int nr_positional;
 	bool interval_from_option;

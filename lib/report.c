@@ -9,6 +9,7 @@
 #include "openmetrics.h"
 #include "runloop.h"
 #include "table.h"
+#include "util.h"
 
 void report_init(struct report *r, const char *tool, const char *mode,
 		 bool json, bool timestamp, FILE *out)
@@ -137,7 +138,11 @@ static int text_window(struct report *r, const struct run_window *window,
 				tier, m->value,
 				seconds > 0 ? m->value / seconds : 0.0);
 	}
-	for (int i = 0; i < nr_metrics; i++) {
+	/*
+	 * Once a write failed (a reader gone or stalled), stop rendering;
+	 * the flush below says why.
+	 */
+	for (int i = 0; i < nr_metrics && !ferror(out); i++) {
 		const struct metric_value *m = &metrics[i];
 
 		if (!m->available || !m->hist)
@@ -146,9 +151,9 @@ static int text_window(struct report *r, const struct run_window *window,
 			m->estimated ? ", estimated" : "");
 		hist_print(m->hist, m->unit, out);
 	}
-	for (int i = 0; i < nr_tables; i++)
+	for (int i = 0; i < nr_tables && !ferror(out); i++)
 		table_text(tables[i], out, top);
-	if (nr_stats) {
+	if (nr_stats && !ferror(out)) {
 		fprintf(out, "\n%-29s %11s %14s %10s %8s\n", "BPF PROGRAM",
 			"RUN_CNT", "RUN_TIME_NS", "NS/EVENT", "MISSED");
 		for (int i = 0; i < nr_stats; i++)
@@ -265,7 +270,12 @@ static int json_window(struct report *r, const struct run_window *window,
 		json_end_array(w);
 	}
 	json_end_object(w);
-	return json_emit_line(w, r->out);
+	if (r->capture && !w->failed) {
+		strbuf_printf(r->capture, "%.*s\n", (int)w->len, w->buf);
+		if (r->capture->failed)
+			return -1;
+	}
+	return r->json ? json_emit_line(w, r->out) : 0;
 }
 
 int report_window(struct report *r, const struct run_window *window,
@@ -276,6 +286,9 @@ int report_window(struct report *r, const struct run_window *window,
 	if (r->json)
 		return json_window(r, window, metrics, nr_metrics, tables,
 				   nr_tables, stats, nr_stats);
+	if (r->capture && json_window(r, window, metrics, nr_metrics, tables, nr_tables,
+				      stats, nr_stats))
+		return -1;
 	return text_window(r, window, metrics, nr_metrics, tables, nr_tables,
 			   top, stats, nr_stats);
 }

@@ -41,6 +41,8 @@ struct report {
 	FILE *out;
 	bool json, timestamp;
 	struct json_writer writer;
+	/* Non-NULL: every window's JSON record is also kept here (--svg). */
+	struct strbuf *capture;
 };
 
 void report_init(struct report *r, const char *tool, const char *mode,

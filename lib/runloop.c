@@ -5,20 +5,58 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include "runloop.h"
 #include "util.h"
 
-static volatile sig_atomic_t interrupted, cut_requested;
+static volatile sig_atomic_t interrupted, cut_requested, writing;
 /* The mask to wait with: the caller's, with the run signals let through. */
-static sigset_t wait_mask, run_signals, ending_signals;
+/* write_signals: the ending signals (INT, TERM, HUP) and the write poll's. */
+static sigset_t wait_mask, run_signals, write_signals;
+
+/*
+ * Once an ending signal has come, a report gets 1 s to be written; then
+ * SIGALRM, every 100 ms, cuts whatever write still waits (EINTR). The
+ * ending signal itself interrupts a write blocked when it lands, but not
+ * one that starts after it: a signal held pending until the write phase,
+ * or the rest of a write that the signal cut short (a pipe write returns
+ * what it wrote, and stdio writes the rest), blocked for good on a reader
+ * that stopped reading (a clean-clone run: idlebal -T still running 3 s
+ * after SIGINT, in anon_pipe_write). A reader that drains (a terminal)
+ * takes a summary in far less than 1 s, and keeps it.
+ */
+static const struct itimerval write_poll = {
+	.it_value = { .tv_sec = 1 }, .it_interval = { .tv_usec = 100000 },
+};
+
+static void poll_writes(bool on)
+{
+	static const struct itimerval off;
+
+	/* setitimer() is a bare system call on Linux, safe in a handler. */
+	setitimer(ITIMER_REAL, on ? &write_poll : &off, NULL);
+}
 
 static void on_signal(int sig)
 {
-	if (sig == SIGUSR1)
+	int saved_errno = errno;
+
+	if (sig == SIGUSR1) {
 		cut_requested = 1;
-	else
+	} else {
+		/* A second Ctrl-C does not extend the first one's grace. */
+		if (writing && !interrupted)
+			poll_writes(true);
 		interrupted = 1;
+	}
+	errno = saved_errno;
+}
+
+/* Its only work is the EINTR it gives the write it lands in. */
+static void on_write_poll(int sig)
+{
+	(void)sig;
 }
 
 void run_install_signals(void)
@@ -32,12 +70,12 @@ void run_install_signals(void)
 	/* SIGUSR1: end the current interval now (a test's counter read). */
 	int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
 
-	sigemptyset(&ending_signals);
+	sigemptyset(&write_signals);
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
 		sigaction(signals[i], &sa, NULL);
 		sigaddset(&run_signals, signals[i]);
 		if (signals[i] != SIGUSR1)
-			sigaddset(&ending_signals, signals[i]);
+			sigaddset(&write_signals, signals[i]);
 	}
 	/*
 	 * Held pending except inside the wait: a flag tested before a plain
@@ -47,6 +85,12 @@ void run_install_signals(void)
 	sigprocmask(SIG_BLOCK, &run_signals, &wait_mask);
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
 		sigdelset(&wait_mask, signals[i]);
+	/* The write poll: held everywhere but in the report writes. */
+	sa.sa_handler = on_write_poll;
+	sigaction(SIGALRM, &sa, NULL);
+	sigaddset(&write_signals, SIGALRM);
+	sigprocmask(SIG_BLOCK, &write_signals, NULL);
+	sigaddset(&wait_mask, SIGALRM);
 }
 
 void run_clear_signals(void)
@@ -63,7 +107,17 @@ bool run_interrupted(void)
 void run_allow_signals(bool allow)
 {
 	/* Not SIGUSR1: a cut must not cost a report. */
-	pthread_sigmask(allow ? SIG_UNBLOCK : SIG_BLOCK, &ending_signals, NULL);
+	if (allow) {
+		/* Signals are held here: the handler cannot run in between. */
+		writing = 1;
+		if (interrupted)
+			poll_writes(true);
+		pthread_sigmask(SIG_UNBLOCK, &write_signals, NULL);
+	} else {
+		pthread_sigmask(SIG_BLOCK, &write_signals, NULL);
+		writing = 0;
+		poll_writes(false);
+	}
 }
 
 int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)

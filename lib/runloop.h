@@ -44,7 +44,9 @@ bool run_interrupted(void);
 /*
  * Lets the ending signals (INT, TERM, HUP) in (true) around a write that
  * may block, so that they interrupt it (EINTR: the handlers do not
- * restart calls); false holds them pending again.
+ * restart calls); false holds them pending again. Once one has come, a
+ * report still being written 1 s later fails with EINTR, however it
+ * blocks.
  */
 void run_allow_signals(bool allow);
 /*

@@ -24,9 +24,31 @@ unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
 	return d->total_ns;
 }
 
+long long integral_value_ns(__s64 word, unsigned long long read_ns)
+{
+	/* c in [-7, 8]: the word is SCALE * acc + c (lib/bpf/table.h). */
+	long long c = (long long)(((unsigned long long)word + 7) &
+				  (SCHEDSCAN_INTEGRAL_SCALE - 1)) - 7;
+	long long acc = (word - c) / SCHEDSCAN_INTEGRAL_SCALE;
+
+	return acc + c * (long long)read_ns;
+}
+
+static long long integral_word(const struct table *t, const unsigned char *value,
+			       unsigned int k)
+{
+	__s64 word;
+
+	memcpy(&word, value + t->spec->integral_offset + k * sizeof(word), sizeof(word));
+	return word;
+}
+
 const struct table_key_field table_tgid_key[1] = {
 	{ .name = "tgid", .heading = "TGID", .size = 4, .width = 8 },
 };
+const char *const table_cpus_label[1] = { "cpus" };
+const char *const table_cpus_heading[1] = { "CPUS" };
+const int table_cpus_width[1] = { 9 };
 const char *const table_comm_label[1] = { "comm" };
 const char *const table_comm_heading[1] = { "COMM" };
 const int table_comm_width[1] = { 15 };
@@ -34,7 +56,7 @@ const int table_comm_width[1] = { 15 };
 void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
 		      unsigned int i, char (*out)[TABLE_LABEL_LEN])
 {
-	for (int cpu = 0; cpu < d->nr_cpus && !out[0][0]; cpu++)
+	for (int cpu = 0; d && cpu < d->nr_cpus && !out[0][0]; cpu++)
 		snprintf(out[0], TABLE_LABEL_LEN, "%.16s",
 			 (const char *)map_dump_value(d, i, cpu));
 }
@@ -45,20 +67,23 @@ static int check_spec(const struct table_spec *s, __u32 key_size,
 	unsigned int need;
 
 	if (key_size > TABLE_MAX_KEY_SIZE || s->nr_keys > TABLE_MAX_KEY_FIELDS ||
-	    s->nr_labels > TABLE_MAX_LABELS || s->nr_values > TABLE_MAX_VALUES ||
-	    s->nr_columns > TABLE_MAX_COLUMNS || s->drop_slot >= SCHEDSCAN_MAX_TABLES)
+	    s->nr_labels > TABLE_MAX_LABELS || table_nr_values(s) > TABLE_MAX_VALUES ||
+	    s->nr_columns > TABLE_MAX_COLUMNS || s->drop_slot >= SCHEDSCAN_MAX_TABLES ||
+	    s->nr_integrals > TABLE_MAX_INTEGRALS || s->nr_integrals > s->nr_values ||
+	    (s->nr_integrals && s->source != TABLE_COUNTERS) ||
+	    (s->nr_supplied && (!s->supplement || !s->supplied_name)))
 		return -EINVAL;
 	for (int k = 0; k < s->nr_keys; k++)
 		if ((s->keys[k].size != 4 && s->keys[k].size != 8) ||
 		    s->keys[k].offset + s->keys[k].size > key_size)
 			return -EINVAL;
 	for (int c = 0; c < s->nr_columns; c++)
-		if (s->columns[c].value >= s->nr_values ||
+		if (s->columns[c].value >= table_nr_values(s) ||
 		    ((s->columns[c].kind == COLUMN_PERCENT ||
 		      s->columns[c].kind == COLUMN_MEAN) &&
-		     s->columns[c].denominator >= s->nr_values))
+		     s->columns[c].denominator >= table_nr_values(s)))
 			return -EINVAL;
-	if (s->sort_value >= (int)s->nr_values)
+	if (s->sort_value >= (int)table_nr_values(s))
 		return -EINVAL;
 	if (s->source == TABLE_DURATIONS) {
 		if (s->nr_values % 2)
@@ -66,7 +91,11 @@ static int check_spec(const struct table_spec *s, __u32 key_size,
 		need = s->value_offset +
 		       s->nr_values / 2 * sizeof(struct schedscan_duration);
 	} else {
-		need = s->value_offset + SCHEDSCAN_BANKS * s->nr_values * sizeof(__u64);
+		need = s->value_offset +
+		       SCHEDSCAN_BANKS * (s->nr_values - s->nr_integrals) * sizeof(__u64);
+		if (s->nr_integrals &&
+		    s->integral_offset + s->nr_integrals * sizeof(__s64) > value_size)
+			return -EINVAL;
 	}
 	return need <= value_size ? 0 : -EINVAL;
 }
@@ -207,13 +236,24 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 	if (s->labels && (created || (s->nr_labels && !row->labels[0][0])))
 		s->labels(t->ctx, key, d, i, row->labels);
 	if (s->source == TABLE_COUNTERS) {
+		unsigned int nr_counters = s->nr_values - s->nr_integrals;
+
 		/* What the bank gained since it was last read: the events of the windows it took. */
-		for (unsigned int v = 0; v < s->nr_values; v++) {
+		for (unsigned int v = 0; v < nr_counters; v++) {
 			unsigned long long sum = map_dump_sum_u64(
 				d, i, s->value_offset + SCHEDSCAN_SLOT(v, bank) * sizeof(__u64));
 
 			row->now[v] += sum - row->seen[bank - 1][v];
 			row->seen[bank - 1][v] = sum;
+		}
+		for (unsigned int k = 0; k < s->nr_integrals; k++) {
+			long long ns = integral_value_ns(integral_word(t, map_dump_value(d, i, 0), k),
+							 read_ns) - row->base[k];
+			unsigned int v = nr_counters + k;
+
+			/* Never backwards (switches crossing the read): a window is never negative. */
+			if (ns > 0 && (unsigned long long)ns > row->now[v])
+				row->now[v] = ns;
 		}
 		return 0;
 	}
@@ -225,6 +265,57 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 		row->now[2 * k] = ns > row->now[2 * k] ? ns : row->now[2 * k];
 		row->now[2 * k + 1] = dur.episodes;
 	}
+	return 0;
+}
+
+int table_start(struct table *t, unsigned long long start_ns)
+{
+	const struct table_spec *s = t->spec;
+	int ret;
+
+	t->start_ns = start_ns;
+	if (s->supplement)
+		t->supplied = s->supplement(t->ctx, t, true);
+	if (!s->nr_integrals)
+		return 0;
+	ret = map_dump_read(&t->dump);
+	if (ret)
+		return ret;
+	for (__u32 i = 0; i < t->dump.count; i++) {
+		const unsigned char *value = map_dump_value(&t->dump, i, 0);
+		bool created;
+		struct table_row *row = row_for(t, map_dump_key(&t->dump, i), &created);
+
+		if (!row)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < s->nr_integrals; k++)
+			row->base[k] = integral_value_ns(integral_word(t, value, k), start_ns);
+	}
+	return 0;
+}
+
+void table_supply_reset(struct table *t)
+{
+	for (size_t r = 0; r < t->nr_rows; r++)
+		for (unsigned int v = t->spec->nr_values; v < table_nr_values(t->spec); v++)
+			t->rows[r].now[v] = 0;
+}
+
+int table_supply(struct table *t, const void *key, unsigned int value,
+		 unsigned long long amount)
+{
+	bool created;
+	struct table_row *row;
+
+	if (value < t->spec->nr_values || value >= table_nr_values(t->spec))
+		return -EINVAL;
+	row = row_for(t, key, &created);
+	if (!row)
+		return -ENOMEM;
+	/* Labels of a key the map has not had: from the key alone (no entry). */
+	if (created && t->spec->labels)
+		t->spec->labels(t->ctx, key, NULL, 0, row->labels);
+	row->now[value] += amount;
 	return 0;
 }
 
@@ -242,6 +333,8 @@ int table_read(struct table *t, unsigned long long read_ns, unsigned int bank)
 		if (ret)
 			return ret;
 	}
+	if (t->supplied)
+		t->spec->supplement(t->ctx, t, false);
 	if (t->have_drops) {
 		ret = map_dump_read(&t->drops);
 		if (ret)
@@ -265,7 +358,7 @@ void table_window(struct table *t, enum table_window_kind kind, double window_s)
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		struct table_row *row = &t->rows[r];
 
-		for (unsigned int v = 0; v < t->spec->nr_values; v++) {
+		for (unsigned int v = 0; v < table_nr_values(t->spec); v++) {
 			if (kind == WINDOW_INTERVAL)
 				row->win[v] = row->now[v] - row->last[v];
 			else if (kind == WINDOW_RUN)
@@ -304,7 +397,7 @@ unsigned long long table_total(const struct table *t, unsigned int value,
 	return sum;
 }
 
-static unsigned long long key_field(const struct table_key_field *f, const void *key)
+unsigned long long table_key_value(const struct table_key_field *f, const void *key)
 {
 	const unsigned char *p = (const unsigned char *)key + f->offset;
 
@@ -331,7 +424,7 @@ static unsigned long long key_field(const struct table_key_field *f, const void 
 static void key_text(const struct table_key_field *f, const void *key,
 		     char *buf, size_t len)
 {
-	unsigned long long v = key_field(f, key);
+	unsigned long long v = table_key_value(f, key);
 
 	if (f->is_signed)
 		snprintf(buf, len, "%lld", (long long)v);
@@ -357,8 +450,8 @@ static int compare_keys(const struct table_row *a, const struct table_row *b)
 	const struct table_spec *s = sorting->spec;
 
 	for (int k = 0; k < s->nr_keys; k++) {
-		unsigned long long x = key_field(&s->keys[k], a->key),
-				   y = key_field(&s->keys[k], b->key);
+		unsigned long long x = table_key_value(&s->keys[k], a->key),
+				   y = table_key_value(&s->keys[k], b->key);
 
 		if (s->keys[k].is_signed && (long long)x != (long long)y)
 			return (long long)x < (long long)y ? -1 : 1;
@@ -388,7 +481,7 @@ size_t table_sorted_rows(struct table *t, const struct table_row ***out)
 	if (!rows)
 		return 0;
 	for (size_t r = 0; r < t->nr_rows; r++)
-		if (t->spec->all_rows || !all_zero(t->rows[r].win, t->spec->nr_values))
+		if (t->spec->all_rows || !all_zero(t->rows[r].win, table_nr_values(t->spec)))
 			rows[n++] = &t->rows[r];
 	sorting = t;
 	qsort(rows, n, sizeof(*rows), compare_rows);
@@ -396,8 +489,8 @@ size_t table_sorted_rows(struct table *t, const struct table_row ***out)
 	return n;
 }
 
-static void column_text(const struct table *t, const struct table_column *c,
-			const unsigned long long *v, char *buf, size_t len)
+void table_cell_text(const struct table *t, const struct table_column *c,
+		     const unsigned long long *v, char *buf, size_t len)
 {
 	double den;
 
@@ -423,24 +516,42 @@ static void column_text(const struct table *t, const struct table_column *c,
 	}
 }
 
+static bool column_supplied(const struct table_spec *s, const struct table_column *c)
+{
+	return c->value >= s->nr_values;
+}
+
+/* In the text table: it has a heading, and its values exist in this run. */
+static bool column_shown(const struct table *t, const struct table_column *c)
+{
+	return c->heading && (t->supplied || !column_supplied(t->spec, c));
+}
+
 void table_text(struct table *t, FILE *out, int top)
 {
 	const struct table_spec *s = t->spec;
 	const struct table_row **rows;
-	size_t n = table_sorted_rows(t, &rows), limit = n;
+	size_t n, limit;
 	char cell[64];
 
+	if (s->text) {
+		s->text(t, out, top);
+		return;
+	}
+	n = table_sorted_rows(t, &rows);
+	limit = n;
 	if (top > 0)
 		limit = (size_t)top < n ? (size_t)top : n;
 	else if (s->text_rows > 0 && (size_t)s->text_rows < n)
 		limit = s->text_rows;
 	fputc('\n', out);
 	for (int k = 0; k < s->nr_keys; k++)
-		fprintf(out, "%-*s ", s->keys[k].width, s->keys[k].heading);
+		if (s->keys[k].width)
+			fprintf(out, "%-*s ", s->keys[k].width, s->keys[k].heading);
 	for (int l = 0; l < s->nr_labels; l++)
 		fprintf(out, "%-*s ", s->label_widths[l], s->label_headings[l]);
 	for (int c = 0, first = 1; c < s->nr_columns; c++) {
-		if (!s->columns[c].heading)
+		if (!column_shown(t, &s->columns[c]))
 			continue;
 		fprintf(out, "%s%*s", first ? "" : " ", s->columns[c].width,
 			s->columns[c].heading);
@@ -449,6 +560,8 @@ void table_text(struct table *t, FILE *out, int top)
 	fputc('\n', out);
 	for (size_t r = 0; r < limit; r++) {
 		for (int k = 0; k < s->nr_keys; k++) {
+			if (!s->keys[k].width)
+				continue;
 			key_text(&s->keys[k], rows[r]->key, cell, sizeof(cell));
 			fprintf(out, "%-*s ", s->keys[k].width, cell);
 		}
@@ -456,9 +569,9 @@ void table_text(struct table *t, FILE *out, int top)
 			fprintf(out, "%-*.*s ", s->label_widths[l], s->label_widths[l],
 				rows[r]->labels[l]);
 		for (int c = 0, first = 1; c < s->nr_columns; c++) {
-			if (!s->columns[c].heading)
+			if (!column_shown(t, &s->columns[c]))
 				continue;
-			column_text(t, &s->columns[c], rows[r]->win, cell, sizeof(cell));
+			table_cell_text(t, &s->columns[c], rows[r]->win, cell, sizeof(cell));
 			fprintf(out, "%s%*s", first ? "" : " ", s->columns[c].width, cell);
 			first = 0;
 		}
@@ -471,6 +584,28 @@ void table_text(struct table *t, FILE *out, int top)
 		fprintf(out, "%llu update%s found the %s table full: its rows undercount\n",
 			t->dropped_win, t->dropped_win == 1 ? "" : "s", s->name);
 	free(rows);
+}
+
+/* The supplied values in one object (docs/json.md "Tables"). */
+static void json_supplied(const struct table *t, const struct table_row *row,
+			  struct json_writer *w)
+{
+	const struct table_spec *s = t->spec;
+
+	if (!t->supplied)
+		return;
+	json_key(w, s->supplied_name);
+	json_begin_object(w);
+	for (int c = 0; c < s->nr_columns; c++) {
+		const struct table_column *col = &s->columns[c];
+
+		if (!column_supplied(s, col) ||
+		    (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION))
+			continue;
+		json_key(w, col->name);
+		json_u64(w, row->win[col->value]);
+	}
+	json_end_object(w);
 }
 
 void table_json(struct table *t, struct json_writer *w)
@@ -498,7 +633,7 @@ void table_json(struct table *t, struct json_writer *w)
 	for (size_t r = 0; r < n; r++) {
 		json_begin_object(w);
 		for (int k = 0; k < s->nr_keys; k++) {
-			unsigned long long v = key_field(&s->keys[k], rows[r]->key);
+			unsigned long long v = table_key_value(&s->keys[k], rows[r]->key);
 
 			json_key(w, s->keys[k].name);
 			if (s->keys[k].is_signed)
@@ -513,11 +648,13 @@ void table_json(struct table *t, struct json_writer *w)
 		for (int c = 0; c < s->nr_columns; c++) {
 			const struct table_column *col = &s->columns[c];
 
-			if (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION)
+			if ((col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION) ||
+			    column_supplied(s, col))
 				continue;
 			json_key(w, col->name);
 			json_u64(w, rows[r]->win[col->value]);
 		}
+		json_supplied(t, rows[r], w);
 		json_end_object(w);
 	}
 	json_end_array(w);
@@ -537,7 +674,8 @@ void table_openmetrics(const struct table *t, const char *tool,
 		const struct table_column *col = &s->columns[c];
 		double divisor;
 
-		if (col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION)
+		if ((col->kind != COLUMN_COUNT && col->kind != COLUMN_DURATION) ||
+		    column_supplied(s, col))
 			continue;
 		/* A duration's name ends in _ns in JSON; Prometheus wants seconds. */
 		divisor = om_family_name(family, sizeof(family), tool, s->row, col->name,

@@ -23,13 +23,15 @@
 
 struct json_writer;
 struct strbuf;
+struct table;
 
 #define TABLE_MAX_KEY_FIELDS 4
 #define TABLE_MAX_KEY_SIZE 32
 #define TABLE_MAX_LABELS 2
 #define TABLE_LABEL_LEN 64
 #define TABLE_MAX_VALUES 24
-#define TABLE_MAX_COLUMNS 16
+#define TABLE_MAX_COLUMNS 24
+#define TABLE_MAX_INTEGRALS 8
 
 /* One integer field of the map key, shown as a key column. */
 struct table_key_field {
@@ -84,12 +86,32 @@ struct table_spec {
 	/*
 	 * Fills the labels of a new row from its key and its map entry i
 	 * (NULL: none); a label left empty is asked for again at the next
-	 * read.
+	 * read. d is NULL for a row a supplement created (no map entry yet).
 	 */
 	void (*labels)(void *ctx, const void *key, const struct map_dump *d,
 		       unsigned int i, char (*out)[TABLE_LABEL_LEN]);
 	enum table_source source;
 	unsigned int value_offset, nr_values;
+	/*
+	 * TABLE_COUNTERS: the last nr_integrals of the nr_values are time
+	 * integrals, not banked counters: __s64 words at integral_offset,
+	 * written lock-free by several CPUs (lib/bpf/table.h,
+	 * SCHEDSCAN_INTEGRAL_SCALE), read as the ns since the run started.
+	 */
+	unsigned int integral_offset, nr_integrals;
+	/*
+	 * nr_supplied values after the map's (a reference, such as the
+	 * kernel's own counters), filled by supplement() with table_supply():
+	 * at the start (start true; it returns whether it has anything to
+	 * supply) and after every read of the map. Their COUNT columns go
+	 * into a JSON object named supplied_name in each row, not into
+	 * OpenMetrics.
+	 */
+	unsigned int nr_supplied;
+	const char *supplied_name;
+	bool (*supplement)(void *ctx, struct table *t, bool start);
+	/* Text rendering of its own (NULL: rows as lines, keys first). */
+	void (*text)(struct table *t, FILE *out, int top);
 	const struct table_column *columns;
 	int nr_columns;
 	int sort_value;		/* descending by this value; -1: by key */
@@ -106,6 +128,8 @@ struct table_row {
 		win[TABLE_MAX_VALUES];
 	/* TABLE_COUNTERS: each bank's values as last read. */
 	unsigned long long seen[SCHEDSCAN_BANKS][TABLE_MAX_VALUES];
+	/* Integrals at the run's start. */
+	long long base[TABLE_MAX_INTEGRALS];
 };
 
 struct table {
@@ -124,6 +148,7 @@ struct table {
 	unsigned long long torn_reads;	/* duration entries re-read (diagnostics) */
 	double window_s;	/* of the last window, for COLUMN_SHARE */
 	unsigned long long start_ns;	/* the run's start: durations count from it */
+	bool supplied;		/* spec->supplement has values for this run */
 };
 
 /* Which of a row's value sets to use. */
@@ -136,6 +161,24 @@ enum table_values { TABLE_WINDOW, TABLE_CUMULATIVE_NOW, TABLE_CUMULATIVE_LAST };
 int table_init(struct table *t, const struct table_spec *spec, int map_fd,
 	       int drops_fd, void *ctx);
 void table_free(struct table *t);
+/*
+ * The run starts at start_ns (CLOCK_MONOTONIC): durations and integrals
+ * count from it, the supplement takes its baseline. 0 or -errno.
+ */
+int table_start(struct table *t, unsigned long long start_ns);
+/*
+ * For a supplement: adds amount to value (an index >= spec->nr_values)
+ * of key's row, cumulative since the start; table_supply_reset() first
+ * sets every row's supplied values to 0.
+ */
+int table_supply(struct table *t, const void *key, unsigned int value,
+		 unsigned long long amount);
+void table_supply_reset(struct table *t);
+/* Every value of a row: the map's, then the supplied ones. */
+static inline unsigned int table_nr_values(const struct table_spec *s)
+{
+	return s->nr_values + s->nr_supplied;
+}
 /*
  * Reads the map into every row's now[]: counters from bank (1 or 2), the
  * one the BPF side no longer writes (lib/tool.c switched it), durations
@@ -157,6 +200,11 @@ unsigned long long table_total(const struct table *t, unsigned int value,
 size_t table_sorted_rows(struct table *t, const struct table_row ***rows);
 
 void table_text(struct table *t, FILE *out, int top);
+/* The text of one cell of a row (any column kind). */
+void table_cell_text(const struct table *t, const struct table_column *c,
+		     const unsigned long long *values, char *buf, size_t len);
+/* A key field of a row, as an integer. */
+unsigned long long table_key_value(const struct table_key_field *f, const void *key);
 void table_json(struct table *t, struct json_writer *w);
 /* OpenMetrics families of the table, cumulative (which: NOW or LAST). */
 void table_openmetrics(const struct table *t, const char *tool,
@@ -168,6 +216,14 @@ void table_openmetrics(const struct table *t, const char *tool,
  */
 void table_label_comm(void *ctx, const void *key, const struct map_dump *d,
 		      unsigned int i, char (*out)[TABLE_LABEL_LEN]);
+
+/* A "cpus" label (a CPU list, e.g. "0-3"). In a struct table_spec initializer. */
+extern const char *const table_cpus_label[1];
+extern const char *const table_cpus_heading[1];
+extern const int table_cpus_width[1];
+#define TABLE_CPUS_LABEL                                                       \
+	.label_names = table_cpus_label, .label_headings = table_cpus_heading, \
+	.label_widths = table_cpus_width, .nr_labels = 1
 
 /*
  * Rows per process: keyed by a __u32 tgid, labelled with the leader's
@@ -191,5 +247,7 @@ extern const int table_comm_width[1];
 unsigned long long duration_cumulative_ns(const struct schedscan_duration *d,
 					  unsigned long long start_ns,
 					  unsigned long long read_ns);
+/* An integral word's time up to read_ns, in ns since boot (exposed for unit tests). */
+long long integral_value_ns(__s64 word, unsigned long long read_ns);
 
 #endif

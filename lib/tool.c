@@ -14,6 +14,7 @@
 #include "httpd.h"
 #include "mutation.h"
 #include "openmetrics.h"
+#include "plot.h"
 #include "preflight.h"
 #include "probe.h"
 #include "runloop.h"
@@ -78,6 +79,8 @@ int tool_init(struct tool *t, const struct tool_desc *desc,
 	pthread_mutex_init(&t->lock, NULL);
 	report_init(&t->report, desc->name, probe_mode_name(opts->mode), opts->json,
 		    opts->timestamp, stdout);
+	if (opts->svg_path)
+		t->report.capture = &t->svg_records;
 	if (desc->nr_hooks > TOOL_MAX_HOOKS || desc->nr_metrics > TOOL_MAX_METRICS)
 		return fail(t, "too many hooks or metrics for the tool library");
 	t->now = calloc(desc->nr_counters, sizeof(*t->now));
@@ -189,7 +192,7 @@ int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
 			src->counter = m->counter;
 		} else if (m->fallback_needs && tool_has_hooks(t, m->fallback_needs)) {
 			src->available = true;
-			src->estimated = true;
+			src->estimated = !m->fallback_exact;
 			src->tier = tool_tier(t, m->fallback_needs);
 			src->counter = m->fallback_counter;
 		} else {
@@ -558,10 +561,17 @@ static int start_counting(void *ctx, const struct run_window *window)
 
 	/* Under the lock, as stop_counting(): a scrape reads t->bank. */
 	pthread_mutex_lock(&t->lock);
-	for (int i = 0; i < t->nr_tables; i++)
-		t->tables[i]->start_ns = now;
 	t->run->start_ns = now;
 	__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < t->nr_tables; i++) {
+		int ret = table_start(t->tables[i], now);
+
+		if (ret) {
+			pthread_mutex_unlock(&t->lock);
+			return fail(t, "starting the %s table failed: %s",
+				    t->tables[i]->spec->name, strerror(-ret));
+		}
+	}
 	pthread_mutex_unlock(&t->lock);
 	/* Scripts start their workload on this: everything is attached and counting. */
 	if (t->opts->ready_fd >= 0) {
@@ -618,7 +628,15 @@ int tool_run(struct tool *t)
 	struct run_callbacks cb = { report_one_window, start_counting, stop_counting, t,
 				    COUNTING_DRAIN_US / 1e6 };
 
-	return run_loop(t->opts, &cb) ? 1 : 0;
+	if (run_loop(t->opts, &cb))
+		return 1;
+	if (t->opts->svg_path &&
+	    plot_run_text(t->desc.name, t->svg_records.buf, t->svg_records.len, t->opts->svg_path,
+			  err, sizeof(err))) {
+		fail(t, "%s", err);
+		return 1;
+	}
+	return 0;
 }
 
 void tool_destroy(struct tool *t)
@@ -631,6 +649,7 @@ void tool_destroy(struct tool *t)
 		close(t->stats_fd);
 	t->stats_fd = -1;
 	report_free(&t->report);
+	strbuf_free(&t->svg_records);
 	for (int i = 0; i < t->desc.nr_metrics; i++)
 		hist_free(&t->hists[i]);
 	for (int i = 0; i < t->nr_tables; i++)

@@ -29,15 +29,16 @@
 #include "report.h"
 #include "selection.h"
 #include "table.h"
+#include "util.h"
 
 struct bpf_object;
 struct bpf_object_skeleton;
 struct bpf_map;
 struct httpd;
 
-#define TOOL_MAX_HOOKS 16
+#define TOOL_MAX_HOOKS 32
 #define TOOL_MAX_METRICS 128
-#define TOOL_MAX_TABLES 8
+#define TOOL_MAX_TABLES 12
 
 struct metric_spec {
 	const char *name;	/* as in docs/metrics.md */
@@ -53,6 +54,8 @@ struct metric_spec {
 	/* When needs is not met: an estimate from these hooks, in this slot. */
 	unsigned int fallback_needs;
 	unsigned int fallback_counter;
+	/* The fallback measures the same exactly (an older kernel's hook): not an estimate. */
+	bool fallback_exact;
 	/* Histograms: nr_slots > 0 buckets from counter (lib/hist.h rules). */
 	unsigned int nr_slots;
 	enum hist_kind kind;
@@ -123,6 +126,8 @@ struct tool {
 	/* Map reads and renders: the window loop and the HTTP thread. */
 	pthread_mutex_t lock;
 	struct httpd *httpd;
+	/* --svg: every window's JSON record, drawn at the end. */
+	struct strbuf svg_records;
 	/* The BPF side's counting switch (mapped .data.run). */
 	struct schedscan_run *run;
 };

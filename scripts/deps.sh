@@ -10,6 +10,7 @@ packages=(
 	valgrind libcap2-bin			# leak and privilege tests
 	bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev
 	python3 python3-jsonschema jq		# JSON output checks
+	librsvg2-bin				# --svg pictures rendered by a real renderer
 	prometheus prometheus-node-exporter curl	# OpenMetrics output checks
 	linux-perf bpftrace			# independent counters in tests
 	libbpf-tools stress-ng rt-tests		# bench comparison and workloads

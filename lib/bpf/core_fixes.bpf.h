@@ -45,6 +45,38 @@ static __always_inline __u32 cfs_rq_h_nr_idle(struct cfs_rq *cfs_rq)
 }
 
 /*
+ * Runnable tasks below this cfs_rq: h_nr_runnable where delayed dequeue
+ * keeps sleepers queued (6.14, and 6.12's stable backport), which leaves
+ * them out; the queued count before.
+ */
+struct cfs_rq___runnable {
+	unsigned int h_nr_runnable;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 cfs_rq_h_nr_runnable(struct cfs_rq *cfs_rq)
+{
+	struct cfs_rq___runnable *cfs = (void *)cfs_rq;
+
+	if (bpf_core_field_exists(cfs->h_nr_runnable))
+		return BPF_CORE_READ(cfs, h_nr_runnable);
+	return cfs_rq_h_nr_queued(cfs_rq);
+}
+
+/* root_domain::overload became overloaded in 6.10. */
+struct root_domain___pre_v610 {
+	int overload;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool rd_overloaded(struct root_domain *rd)
+{
+	struct root_domain___pre_v610 *old = (void *)rd;
+
+	if (bpf_core_field_exists(rd->overloaded))
+		return BPF_CORE_READ(rd, overloaded);
+	return BPF_CORE_READ(old, overload);
+}
+
+/*
  * The cfs_rq's util_est: a struct util_est whose enqueued field is the
  * sum, until 6.9 made it a plain unsigned int (the same value).
  */

@@ -100,6 +100,25 @@ static __always_inline bool task_selected(struct task_struct *task)
 	} name SEC(".maps")
 
 /*
+ * One per-CPU record of value_type, in map, and accessor(), which returns the
+ * running CPU's (NULL only if the map is broken): the state a program
+ * keeps for what this CPU is in the middle of.
+ */
+#define SCHEDSCAN_PERCPU_STATE(map, value_type, accessor)                      \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
+		__uint(max_entries, 1);                                        \
+		__type(key, __u32);                                            \
+		__type(value, value_type);                                     \
+	} map SEC(".maps");                                                    \
+	static __always_inline value_type *accessor(void)                      \
+	{                                                                      \
+		__u32 zero = 0;                                                \
+                                                                               \
+		return bpf_map_lookup_elem(&map, &zero);                       \
+	}
+
+/*
  * The bank an event counts in, 0 when the run's window is closed (see
  * struct schedscan_run). Read it once per event and pass it to the
  * *_if() updates: the bank changes while programs run, and one event's

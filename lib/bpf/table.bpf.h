@@ -87,4 +87,12 @@ static __always_inline __u64 duration_set(struct schedscan_duration *d, bool on,
 	return ended;
 }
 
+/* Switches a time integral (lib/bpf/table.h) on or off at now. */
+static __always_inline void integral_switch(__s64 *word, bool on, __u64 now)
+{
+	__s64 step = (__s64)now * SCHEDSCAN_INTEGRAL_SCALE - 1;
+
+	__sync_fetch_and_add(word, on ? -step : step);
+}
+
 #endif

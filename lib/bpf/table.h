@@ -27,6 +27,17 @@ struct schedscan_duration {
 };
 
 /*
+ * A time integral of a state that several CPUs switch, kept without a
+ * lock in one __s64 word: each switch on at time t adds 1 - SCALE * t,
+ * each switch off adds SCALE * t - 1 (t from bpf_ktime_get_ns()). The
+ * word is SCALE * sum(+-t) + c, c being how many times it is on (0 or 1
+ * between switches, briefly -1 or 2 while CPUs' switches cross), so the
+ * time spent on up to now is sum(+-t) + c * now in whatever order the
+ * additions land (lib/table.c integral_value_ns()).
+ */
+#define SCHEDSCAN_INTEGRAL_SCALE 16
+
+/*
  * The window the counters cover, in each object's ".data.run" section:
  * user space turns counting on when the run starts and off before the
  * final reading (lib/tool.c), so events before the state they need is

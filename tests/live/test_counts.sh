@@ -112,6 +112,17 @@ if [ -n "$want" ] && [ "$want" -ge $((flips / 2)) ] 2>/dev/null && [ "$want" -le
 else
 	fail "idlebal -p: migrations vs perf" "idlebal $got, perf '$want', flips $flips"
 fi
+# Each of those migrations moves the running spinner off a CPU it may no
+# longer use: every one is an affinity move (sched_setaffinity()).
+affinity=$(jq -r 'select(.type == "summary") | [.migration_causes.rows[] |
+	select(.cause == "affinity") | .migrations] | add // 0' "$WORK/idlebal.jsonl")
+kind "known answer"
+if [ -n "$got" ] && [ "$got" -gt 0 ] 2>/dev/null && [ "$affinity" = "$got" ]; then
+	pass "idlebal -p: migration_causes: all $got migrations of the flipped spinner are affinity moves"
+else
+	fail "idlebal -p: the flipped spinner's migrations are affinity moves" \
+		"affinity '$affinity' of '$got': $(jq -c 'select(.type == "summary") | .migration_causes.rows' "$WORK/idlebal.jsonl")"
+fi
 kind consistency
 json_valid "idlebal JSON valid against docs/json.md" "$WORK/idlebal.jsonl"
 kind behaviour

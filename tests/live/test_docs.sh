@@ -18,8 +18,9 @@ names() {
 	"$BIN/$tool" "$@" --json -d 0.3 2>/dev/null | jq -r 'select(.type == "summary") |
 		(.metrics | keys[]), (.unavailable | if type == "object" then keys[] else .[] end),
 		(to_entries[] | select(.value | type == "object" and has("rows")) | .key as $t |
-		 (.value.rows[0] // {} | keys[] | select(. != "cpu" and . != "llc" and . != "cpus" and
-		  . != "tgid" and . != "comm")) | "\($t).\(.)")' |
+		 (.value.by | split("+")) as $keys |
+		 (.value.rows[0] // {} | to_entries[] | select((.value | type) == "number") | .key |
+		  select(. as $k | $keys | index($k) | not)) | "\($t).\(.)")' |
 		sed -E '/^filter_unoccupied_(balances|updates)$/!s/^filter_(ideal|unoccupied_tick|unoccupied|overloaded|delayed|real)_/filter_<f>_/'
 }
 {

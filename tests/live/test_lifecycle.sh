@@ -80,14 +80,17 @@ for tool in $TOOLS; do
 done
 
 # --stats against the counts: with no filter, the sched_waking program runs
-# once per wakeup, so its kernel run_cnt must match the wakeups it counted
-# (run_cnt is read last, so it may include a few later events).
+# once per wakeup, so its kernel run_cnt must match the wakeups it counted.
+# run_cnt also holds the events between attach and the opening of the
+# counting window and those after its close until run_cnt is read: under
+# the background ping-pong (~44k wakeups/s) that was 1116 of 44345 (2.5%)
+# in a clean-clone run, so the upper bound is 5% + 50, never below.
 "$BIN/sisscan" --stats --json -d 1 >"$WORK/stats.jsonl" 2>"$WORK/err"
 wakeups=$(metric "$WORK/stats.jsonl" wakeups)
 run_cnt=$(jq -r 'select(.type == "summary") | .prog_stats[] | select(.name | startswith("sched_waking__")) | .run_cnt' "$WORK/stats.jsonl")
 misses=$(jq -r 'select(.type == "summary") | [.prog_stats[].recursion_misses] | add' "$WORK/stats.jsonl")
 if [ -n "$run_cnt" ] && [ "$wakeups" -gt 0 ] 2>/dev/null && [ "$run_cnt" -ge "$wakeups" ] &&
-	within "$run_cnt" "$wakeups" 1 50 && [ "$misses" = 0 ]; then
+	within "$run_cnt" "$wakeups" 5 50 && [ "$misses" = 0 ]; then
 	pass "sisscan --stats: sched_waking run_cnt $run_cnt matches wakeups $wakeups, 0 missed"
 else
 	fail "sisscan --stats run_cnt vs wakeups" "run_cnt '$run_cnt', wakeups '$wakeups', misses '$misses'"

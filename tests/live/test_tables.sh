@@ -6,6 +6,8 @@
 # against getrusage(), and every table's interval rows adding up to its
 # summary.
 source "$(dirname "$0")/lib.sh"
+# bpftrace attaches its references to classic tracepoints: tracefs.
+ensure_tracefs
 
 # cpu_idle_ticks CPU: idle + iowait of one CPU in /proc/stat, USER_HZ ticks.
 cpu_idle_ticks() {

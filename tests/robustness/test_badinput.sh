@@ -14,12 +14,14 @@ values=("" "garbage" "-1" "0x10" "9223372036854775808" "1e309" "0.5x" "," "1,")
 legal() {
 	# any name of 1 to 15 characters is a task name
 	[ "$1" = --comm ] && [ -n "$2" ] && [ ${#2} -le 15 ] && return 0
-	case "$1:$2" in
-	--prometheus-file:garbage | --prometheus-file:-1 | --prometheus-file:0x10 | \
-	--prometheus-file:9223372036854775808 | --prometheus-file:1e309 | \
-	--prometheus-file:0.5x | --prometheus-file:, | --prometheus-file:1,) ;;	# file names
-	*) return 1 ;;
+	case "${1#--}" in
+	prometheus-file | svg)
+		# file names (in the test's directory)
+		case "$2" in
+		garbage | -1 | 0x10 | 9223372036854775808 | 1e309 | 0.5x | , | 1,) return 0 ;;
+		esac ;;
 	esac
+	return 1
 }
 
 # one_sentence TOOL: stderr is "TOOL: sentence" (and argp's "Try" hint).

@@ -54,6 +54,17 @@ while IFS='|' read -r where cmd; do
 		adapted="$adapted, port $port"
 	fi
 	tool=${run%% *}
+	# A comparison needs its runs: each file it names is recorded first
+	# (1 s of the same tool's --json) where the example has none.
+	if [[ $run == *" --compare "* ]]; then
+		recorded=0
+		for f in $run; do
+			[[ $f == *.jsonl && ! -e $WORK/$f ]] || continue
+			"$BIN/$tool" --json -d 1 >"$WORK/$f" 2>"$WORK/record.err" || fail "recording $f for '$cmd'" "$(head -c 300 "$WORK/record.err")"
+			recorded=$((recorded + 1))
+		done
+		[ $recorded -gt 0 ] && adapted="$adapted, $recorded runs recorded for it"
+	fi
 	desc="$where: '$cmd'${adapted:+ (${adapted#, })}"
 	(cd "$WORK" && eval "timeout --preserve-status -s INT -k 10 2 \"$BIN/$tool\" ${run#"$tool"}") \
 		>"$WORK/ex$i.out" 2>"$WORK/ex$i.err" </dev/null

@@ -4,8 +4,13 @@
  * milliseconds and only the sequence of reports is asserted, never how
  * fast they came.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include "runloop.h"
 #include <unistd.h>
 #include "unit.h"
@@ -193,9 +198,94 @@ static void test_signal_before_the_wait_is_not_lost(void)
 	CHECK_STR(r.reason, "signal");
 }
 
+/*
+ * The report writes after an ending signal, in a child (a write that
+ * blocks for good must not hang the suite): fills the pipe unless a
+ * reader drains it, holds SIGINT pending into the write phase (the order
+ * that left idlebal -T blocked after SIGINT), then writes len bytes.
+ * Exits 0 if the write failed with EINTR, 1 if it all went out, 2 else.
+ */
+static int write_after_signal(int wfd, bool fill, size_t len)
+{
+	static char page[4096];
+	pid_t child = fork();
+
+	if (child == 0) {
+		FILE *out = fdopen(wfd, "w");
+		char *buf = calloc(1, len);
+
+		run_install_signals();
+		run_clear_signals();
+		if (fill) {
+			fcntl(wfd, F_SETFL, O_NONBLOCK);
+			while (write(wfd, page, sizeof(page)) > 0)
+				;
+			fcntl(wfd, F_SETFL, 0);
+		}
+		raise(SIGINT);
+		run_allow_signals(true);
+		errno = 0;
+		size_t done = fwrite(buf, 1, len, out);
+		int bad = fflush(out);
+		int err = errno;
+
+		run_allow_signals(false);
+		_exit(done == len && !bad ? 1 : err == EINTR && run_interrupted() ? 0 : 2);
+	}
+	return child;
+}
+
+/* Waits up to 10 s for the child; -1 if it was still running (killed). */
+static int child_status(pid_t child)
+{
+	int status;
+
+	for (int i = 0; i < 1000; i++) {
+		if (waitpid(child, &status, WNOHANG) == child)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+		usleep(10000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	return -1;
+}
+
+static void test_stalled_reader_cannot_hold_a_report_after_a_signal(void)
+{
+	int fds[2];
+
+	CHECK_INT(pipe(fds), 0);
+	pid_t child = write_after_signal(fds[1], true, 4096);
+
+	close(fds[1]);
+	CHECK_INT(child_status(child), 0);	/* -1: blocked for good */
+	close(fds[0]);
+}
+
+static void test_draining_reader_keeps_the_report_after_a_signal(void)
+{
+	const size_t len = 256 * 1024;	/* four pipes' worth: writes wait */
+	size_t got = 0;
+	char buf[8192];
+	ssize_t n;
+	int fds[2];
+
+	CHECK_INT(pipe(fds), 0);
+	pid_t child = write_after_signal(fds[1], false, len);
+
+	close(fds[1]);
+	while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		got += n > 0 ? (size_t)n : 0;
+	CHECK_INT(child_status(child), 1);
+	CHECK_INT(got, len);
+	close(fds[0]);
+}
+
 UNIT_MAIN(UNIT_TEST(test_count_stops_after_n_intervals),
 	  UNIT_TEST(test_duration_reports_partial_last_interval),
 	  UNIT_TEST(test_duration_without_interval_gives_summary_only),
 	  UNIT_TEST(test_sigusr1_cuts_an_interval),
 	  UNIT_TEST(test_signal_ends_run_with_summary),
-	  UNIT_TEST(test_signal_before_the_wait_is_not_lost))
+	  UNIT_TEST(test_signal_before_the_wait_is_not_lost),
+	  UNIT_TEST(test_stalled_reader_cannot_hold_a_report_after_a_signal),
+	  UNIT_TEST(test_draining_reader_keeps_the_report_after_a_signal))

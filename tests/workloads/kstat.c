@@ -6,6 +6,8 @@
  * two snapshots with awk):
  *
  *   schedstat_version, lb_count, lb_count_<idle|busy|newidle>,
+ *   <lb field>_d<N>_<idle|busy|newidle>, alb_count_d<N>, alb_pushed_d<N>
+ *                               (per domain<N>, as idlebal's domains table)
  *   ttwu_count, ttwu_local      (from /proc/schedstat, summed over CPUs)
  *   vmstat_<name>               (numa_* and pgfault from /proc/vmstat)
  *   cpu_idle_ns                 (idle + iowait of every CPU in /proc/stat,
@@ -35,12 +37,18 @@
  * around them cover them, and the edges last milliseconds; no shell
  * process runs in them (a forked poller balances and wakes CPUs).
  *
- * usage: kstat [-c PID,FILE] [NAME=PATH ...]
+ * With -q only /proc/schedstat and the hist files are read: the read,
+ * and the edges of a cut around it, are shorter (sched/debug lists every
+ * task).
+ *
+ * usage: kstat [-c PID,FILE] [-q] [NAME=PATH ...]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 #include "schedstat.h"
@@ -98,21 +106,47 @@ static long count_lines(const char *path)
 	return lines;
 }
 
-/* SIGUSR1 to the tool, then wait (30 s at most) for its record in path. */
+/*
+ * SIGUSR1 to the tool, then wait (30 s at most) for its record in path.
+ * Woken by inotify when the file grows rather than by polling: every
+ * wakeup and sleep of ours is scheduler work (newidle balancing among
+ * it) in the edges the brackets must keep small.
+ */
 static int cut_window(pid_t pid, const char *path)
 {
 	const struct timespec ms = { 0, 1000000 };
+	int fd = inotify_init1(IN_CLOEXEC);
 	long before = count_lines(path);
+	double deadline = realtime_seconds() + 30;
 
+	if (fd >= 0 && inotify_add_watch(fd, path, IN_MODIFY) < 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (before < 0 || kill(pid, SIGUSR1)) {
 		perror("kstat: cut");
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	for (int i = 0; i < 30000; i++) {
-		nanosleep(&ms, NULL);
-		if (count_lines(path) > before)
+	while (realtime_seconds() < deadline) {
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			char events[4096];
+
+			if (poll(&p, 1, 1000) > 0 && read(fd, events, sizeof(events)) < 0)
+				break;
+		} else {
+			nanosleep(&ms, NULL);
+		}
+		if (count_lines(path) > before) {
+			if (fd >= 0)
+				close(fd);
 			return 0;
+		}
 	}
+	if (fd >= 0)
+		close(fd);
 	fprintf(stderr, "kstat: no record from %d in %s after 30 s\n", (int)pid, path);
 	return -1;
 }
@@ -166,7 +200,7 @@ int main(int argc, char **argv)
 	uint64_t value;
 	double before;
 	long long idle_ns, idle_irq_ns, ktime_ns, cpu_clock_ns;
-	int have_schedstat, have_vmstat;
+	int have_schedstat, have_vmstat, quick = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "-c")) {
 		char *comma = strchr(argv[2], ',');
@@ -183,16 +217,24 @@ int main(int argc, char **argv)
 		if (cut_window(cut_pid, cut_file))
 			return 1;
 	}
+	/* -q: /proc/schedstat and the hist files only: a shorter cut. */
+	if (argc > 1 && !strcmp(argv[1], "-q")) {
+		quick = 1;
+		argc--;
+		argv++;
+	}
 	nr_hist = argc - 1 < 16 ? argc - 1 : 16;
 	before = realtime_seconds();
-	idle_ns = cpu_idle_ns(&idle_irq_ns);
-	sched_clocks(&ktime_ns, &cpu_clock_ns);
+	idle_ns = quick ? -1 : cpu_idle_ns(&idle_irq_ns);
+	ktime_ns = cpu_clock_ns = 0;
+	if (!quick)
+		sched_clocks(&ktime_ns, &cpu_clock_ns);
 
 	have_schedstat = !schedstat_read(NULL, &ss, err, sizeof(err));
 	if (!have_schedstat)
 		fprintf(stderr, "kstat: %s\n", err);
-	have_vmstat = !vmstat_read(NULL, &vm, err, sizeof(err));
-	if (!have_vmstat)
+	have_vmstat = !quick && !vmstat_read(NULL, &vm, err, sizeof(err));
+	if (!have_vmstat && !quick)
 		fprintf(stderr, "kstat: %s\n", err);
 	for (int i = 0; i < nr_hist; i++) {
 		char *path = strchr(argv[i + 1], '=');
@@ -217,6 +259,24 @@ int main(int argc, char **argv)
 			printf("lb_count_%s %llu\n", schedstat_idle_type_name(t),
 			       (unsigned long long)schedstat_sum_lb(
 				       &ss, SCHEDSTAT_ALL_LEVELS, t, SS_LB_COUNT));
+		/* Per domain<N> and idle type, as idlebal's domains table keys them. */
+		for (int level = 0; level < schedstat_nr_levels(&ss); level++) {
+			static const enum schedstat_lb_field fields[] = {
+				SS_LB_COUNT, SS_LB_BALANCED, SS_LB_FAILED, SS_LB_GAINED,
+				SS_LB_HOT_GAINED, SS_LB_NOBUSYG, SS_LB_NOBUSYQ, SS_LB_IMBALANCE,
+			};
+
+			for (int t = SS_IDLE; t <= SS_NEWLY_IDLE; t++)
+				for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+					printf("%s_d%d_%s %llu\n", schedstat_lb_field_name(fields[f]),
+					       level, schedstat_idle_type_name(t),
+					       (unsigned long long)schedstat_sum_lb(&ss, level, t,
+										    fields[f]));
+			printf("alb_count_d%d %llu\nalb_pushed_d%d %llu\n", level,
+			       (unsigned long long)schedstat_sum_domain(&ss, level, SS_DOM_ALB_COUNT),
+			       level,
+			       (unsigned long long)schedstat_sum_domain(&ss, level, SS_DOM_ALB_PUSHED));
+		}
 		printf("ttwu_count %llu\n", (unsigned long long)
 		       schedstat_sum_cpu(&ss, SS_CPU_TTWU_COUNT));
 		printf("ttwu_local %llu\n", (unsigned long long)

@@ -9,6 +9,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include "compare.h"
 #include "preflight.h"
 #include "tool.h"
 #include "numascan.h"
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	parse_tool_args(argc, argv, doc, &opts);
+	if (opts.compare)
+		return compare_from_opts(desc.name, &opts);
 	if (preflight(desc.name, &opts))
 		return 1;
 	obj = numascan_bpf__open_opts(tool_open_opts(&opts));

@@ -1038,19 +1038,7 @@ struct select_state {
 	bool target_seen;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct select_state);
-} select_states SEC(".maps");
-
-static __always_inline struct select_state *this_select_state(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&select_states, &zero);
-}
+SCHEDSCAN_PERCPU_STATE(select_states, struct select_state, this_select_state)
 
 static __always_inline int select_enter(struct task_struct *wakee, int prev_cpu,
 					int wake_flags)
@@ -1114,8 +1102,6 @@ static __always_inline int share_cache_seen(int a, int b, bool shared)
  * here, an interrupt on a kthread's CPU is rare). Not a scan skipped by
  * SIS_UTIL.
  */
-#define PF_KTHREAD 0x00200000	/* include/linux/sched.h, a #define */
-
 static __always_inline bool kthread_stacked(const struct sis_decoder *dec,
 					    int chosen)
 {

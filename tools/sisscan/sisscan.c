@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "audit.h"
+#include "compare.h"
 #include "cpustate.h"
 #include "events.h"
 #include "preflight.h"
@@ -208,27 +209,10 @@ static const struct table_key_field llc_key[] = {
 static const struct table_key_field cpu_key[] = {
 	{ .name = "cpu", .heading = "CPU", .size = 4, .width = 4 },
 };
-static const char *const cpus_label[] = { "cpus" };
-static const char *const cpus_heading[] = { "CPUS" };
-static const int cpus_width[] = { 9 };
-
 /* An LLC row's CPU list, from the LLCs learnt at start-up. */
-static void llc_labels(void *ctx, const void *key, const struct map_dump *d,
-		       unsigned int i, char (*out)[TABLE_LABEL_LEN])
-{
-	const struct cpustate *cs = ctx;
-	__u32 llc;
-
-	memcpy(&llc, key, sizeof(llc));
-	if ((int)llc >= cs->nr_llcs ||
-	    cpulist_format(&cs->llc_cpus[llc], out[0], TABLE_LABEL_LEN) < 0)
-		snprintf(out[0], TABLE_LABEL_LEN, "?");
-}
-
 static const struct table_spec llc_table = {
 	.name = "breakdown", .row = "llc", .keys = llc_key, .nr_keys = 1,
-	.label_names = cpus_label, .label_headings = cpus_heading,
-	.label_widths = cpus_width, .nr_labels = 1, .labels = llc_labels,
+	TABLE_CPUS_LABEL, .labels = cpustate_llc_label,
 	.source = TABLE_COUNTERS, .nr_values = SG_NR,
 	.columns = group_columns, .nr_columns = ARRAY_SIZE(group_columns),
 	.sort_value = -1, .drop_slot = -1,
@@ -574,6 +558,8 @@ int main(int argc, char **argv)
 
 	parse_tool_args_with(argc, argv, doc, &opts, sisscan_options,
 			     parse_sisscan, &ss.args);
+	if (opts.compare)
+		return compare_from_opts("sisscan", &opts);
 	desc = describe(&ss);
 	if (preflight(desc.name, &opts))
 		return 1;
@@ -590,14 +576,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	selection_from_opts(&ss.obj->rodata->schedscan_filter, &opts);
-	ss.maps = (struct cpustate_maps){
-		.rq_of_cpu = ss.obj->maps.rq_of_cpu,
-		.llc_of_cpu = ss.obj->maps.llc_of_cpu,
-		.llc_cpu_count = ss.obj->maps.llc_cpu_count,
-		.llc_span_words = ss.obj->maps.llc_span_words,
-		.llc_first = ss.obj->maps.llc_first,
-		.llc_cpus = ss.obj->maps.llc_cpus,
-	};
+	ss.maps = CPUSTATE_MAPS(ss.obj);
 	if (tool_init(&ss.tool, &desc, &opts) ||
 	    tool_choose_hooks(&ss.tool, ss.obj->obj))
 		goto out;

@@ -1,0 +1,1169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --compare: see compare.h. Everything is computed from the summary
+ * records; the tests are in lib/stats.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+#include "json.h"
+#include "plot.h"
+#include "stats.h"
+#include "util.h"
+
+#define COMPARE_TOP_DEFAULT 10
+/* Counters of one table at most (idlebal's domains have the most, 11). */
+#define TABLE_COUNTERS_MAX 32
+#define BAR_WIDTH 18
+
+/* ---------------------------------------------------------------- loading */
+
+static int read_whole(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0;
+	char *buf;
+
+	if (!f)
+		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		n += got;
+		if (n < cap)
+			break;
+		char *bigger = realloc(buf, cap * 2);
+
+		if (!bigger) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	if (!buf || ferror(f)) {
+		int e = buf ? errno : ENOMEM;
+
+		free(buf);
+		fclose(f);
+		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(e));
+	}
+	fclose(f);
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* One file: its lines are schedscan records of tool, with one summary. */
+static int load_run(struct compare_run *run, const char *tool, char *err, size_t errlen)
+{
+	char *text = NULL, why[200];
+	size_t len = 0, line_no = 0, pos = 0;
+	int summaries = 0, ret = -1;
+
+	if (read_whole(run->file, &text, &len, err, errlen))
+		return -1;
+	while (pos < len) {
+		size_t end = pos;
+		const char *type, *their_tool;
+		struct jv record;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		line_no++;
+		if (end == pos) {
+			pos = end + 1;
+			continue;
+		}
+		if (jv_parse(text + pos, end - pos, &record, why, sizeof(why))) {
+			errmsg(err, errlen, "%s is not schedscan output: line %zu: %s", run->file,
+				line_no, why);
+			goto out;
+		}
+		pos = end + 1;
+		type = jv_string(jv_get(&record, "type"));
+		their_tool = jv_string(jv_get(&record, "tool"));
+		if (!type || !their_tool || !jv_get(&record, "metrics") ||
+		    jv_get(&record, "metrics")->type != JV_OBJECT) {
+			jv_free(&record);
+			errmsg(err, errlen,
+				"%s is not schedscan output: line %zu is not a record of a run (no type, tool or metrics)",
+				run->file, line_no);
+			goto out;
+		}
+		if (strcmp(their_tool, tool)) {
+			errmsg(err, errlen, "%s is %s output: %s compares runs of %s only",
+				run->file, their_tool, tool, tool);
+			jv_free(&record);
+			goto out;
+		}
+		if (strcmp(type, "summary")) {
+			jv_free(&record);
+			continue;
+		}
+		if (++summaries > 1) {
+			jv_free(&record);
+			errmsg(err, errlen,
+				"%s holds more than one run (summary records at line %zu and before): one run per file",
+				run->file, line_no);
+			goto out;
+		}
+		run->summary = record;
+	}
+	if (!summaries) {
+		errmsg(err, errlen,
+			"%s has no summary record: not a complete run of %s --json", run->file, tool);
+		goto out;
+	}
+	if (!jv_number(jv_get(&run->summary, "duration_s"), &run->duration_s) ||
+	    run->duration_s <= 0) {
+		errmsg(err, errlen, "%s: the summary has no positive duration_s", run->file);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+static const struct jv *metrics_of(const struct compare_run *run)
+{
+	return jv_get(&run->summary, "metrics");
+}
+
+/* Names in one metric object and not in the other: the first, or NULL. */
+static const char *missing_metric(const struct jv *from, const struct jv *in)
+{
+	for (size_t i = 0; i < from->n; i++)
+		if (!jv_get(in, from->keys[i]))
+			return from->keys[i];
+	return NULL;
+}
+
+static int load_side(struct compare_run **runs, int *nr, const struct compare_side *side,
+		     const char *tool, char *err, size_t errlen)
+{
+	*runs = calloc((size_t)side->nr_files, sizeof(**runs));
+	if (!*runs)
+		return errmsg(err, errlen, "out of memory");
+	for (int i = 0; i < side->nr_files; i++) {
+		(*runs)[i].file = side->files[i];
+		*nr = i + 1;
+		if (load_run(&(*runs)[i], tool, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int compare_load(struct compare *c, const char *tool, const struct compare_side *a,
+		 const struct compare_side *b, char *err, size_t errlen)
+{
+	const struct compare_run *first;
+
+	memset(c, 0, sizeof(*c));
+	c->tool = tool;
+	if (a->nr_files < 1 || b->nr_files < 1)
+		return errmsg(err, errlen,
+			       "--compare needs runs on both sides: A.jsonl [A2.jsonl ...] -- B.jsonl [B2.jsonl ...]");
+	if (load_side(&c->a, &c->nr_a, a, tool, err, errlen) ||
+	    load_side(&c->b, &c->nr_b, b, tool, err, errlen))
+		return -1;
+	first = &c->a[0];
+	for (int side = 0; side < 2; side++) {
+		const struct compare_run *runs = side ? c->b : c->a;
+		int nr = side ? c->nr_b : c->nr_a;
+
+		for (int i = 0; i < nr; i++) {
+			const char *name = missing_metric(metrics_of(first), metrics_of(&runs[i]));
+			const char *lacking = runs[i].file;
+
+			if (!name) {
+				name = missing_metric(metrics_of(&runs[i]), metrics_of(first));
+				lacking = first->file;
+			}
+			if (name)
+				return errmsg(err, errlen,
+					       "%s and %s measured different metrics (%s has no %s): compare runs of one configuration and kernel tier",
+					       first->file, runs[i].file, lacking, name);
+		}
+	}
+	return 0;
+}
+
+void compare_free(struct compare *c)
+{
+	for (int i = 0; i < c->nr_a; i++)
+		jv_free(&c->a[i].summary);
+	for (int i = 0; i < c->nr_b; i++)
+		jv_free(&c->b[i].summary);
+	free(c->a);
+	free(c->b);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ------------------------------------------------------------- computing */
+
+struct sample {
+	double *values;
+	int n;
+	double mean, sd;
+};
+
+struct scalar_cmp {
+	const char *name;
+	bool percent;		/* a ratio in percent; else a counter per second */
+	struct sample a, b;
+	double change;		/* percent metrics: points; counters: % of A */
+	bool tested, significant;
+	double p, p_adjusted;
+};
+
+struct bucket_pair {
+	unsigned long long low, high;
+	bool open;		/* the last, open-ended bucket */
+	double a, b;
+};
+
+struct hist_side {
+	double count;
+	unsigned long long p50, p90, p99;
+	/* The percentile fell in the open last bucket: its lower bound. */
+	bool p50_open, p90_open, p99_open;
+};
+
+struct hist_cmp {
+	const char *name, *unit, *kind;
+	struct bucket_pair *buckets;
+	size_t nr_buckets;
+	struct hist_side a, b;
+	double chi2, df, chi2_p, p, p_adjusted, cramers_v;
+	/* Two runs or more a side: the runs' means, tested with Welch's t. */
+	struct sample mean_a, mean_b;
+	bool by_runs;
+	bool tested, significant;
+};
+
+struct row_change {
+	const char *table, *counter;
+	char key[96], label[64];
+	double a, b, score;
+};
+
+struct comparison {
+	struct scalar_cmp *scalars;
+	size_t nr_scalars;
+	struct hist_cmp *hists;
+	size_t nr_hists;
+	struct row_change *rows;
+	size_t nr_rows, cap_rows;
+	/* Open addressing over rows: index + 1, 0 empty (tables of 10^4 rows). */
+	size_t *index, index_size;
+	size_t nr_tests;
+};
+
+static void sample_free(struct sample *s)
+{
+	free(s->values);
+}
+
+/* The metric's value in one run (counters per second); false if it has none. */
+static bool run_value(const struct compare_run *run, const char *name, bool percent,
+		      double *out)
+{
+	const struct jv *m = jv_get(metrics_of(run), name);
+	double v;
+
+	if (!jv_number(jv_get(m, "value"), &v))
+		return false;
+	*out = percent ? v : v / run->duration_s;
+	return true;
+}
+
+/* What a sample reads from one run; false if the run has no such value. */
+typedef bool (*run_reader)(const struct compare_run *run, const char *name, double *out);
+
+static bool run_rate(const struct compare_run *run, const char *name, double *out)
+{
+	return run_value(run, name, false, out);
+}
+
+static bool run_ratio(const struct compare_run *run, const char *name, double *out)
+{
+	return run_value(run, name, true, out);
+}
+
+/* One value per run that has it (read), with their mean and sd. */
+static int fill_sample(struct sample *s, const struct compare_run *runs, int nr,
+		       const char *name, run_reader read)
+{
+	s->values = calloc((size_t)nr + 1, sizeof(double));
+	if (!s->values)
+		return -1;
+	for (int i = 0; i < nr; i++)
+		if (read(&runs[i], name, &s->values[s->n]))
+			s->n++;
+	stats_mean_sd(s->values, (size_t)s->n, &s->mean, &s->sd);
+	return 0;
+}
+
+static int add_bucket(struct hist_cmp *h, size_t *cap, unsigned long long low,
+		      unsigned long long high, bool open, double count, bool side_b)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr_buckets; i++)
+		if (h->buckets[i].low == low)
+			break;
+	if (i == h->nr_buckets) {
+		if (h->nr_buckets == *cap) {
+			size_t n = *cap ? *cap * 2 : 16;
+			struct bucket_pair *bigger = realloc(h->buckets, n * sizeof(*bigger));
+
+			if (!bigger)
+				return -1;
+			h->buckets = bigger;
+			*cap = n;
+		}
+		h->buckets[i] = (struct bucket_pair){ .low = low, .high = high, .open = open };
+		h->nr_buckets++;
+	}
+	if (side_b)
+		h->buckets[i].b += count;
+	else
+		h->buckets[i].a += count;
+	return 0;
+}
+
+static int by_low(const void *x, const void *y)
+{
+	const struct bucket_pair *a = x, *b = y;
+
+	return a->low < b->low ? -1 : a->low > b->low;
+}
+
+/* Nearest-rank percentile as the tools give it: the upper bound of its bucket. */
+static unsigned long long merged_percentile(const struct hist_cmp *h, bool side_b,
+					    double total, double p, bool *open)
+{
+	double rank = ceil(p * total), seen = 0;
+
+	if (rank < 1)
+		rank = 1;
+	*open = false;
+	for (size_t i = 0; i < h->nr_buckets; i++) {
+		seen += side_b ? h->buckets[i].b : h->buckets[i].a;
+		if (seen >= rank) {
+			*open = h->buckets[i].open;
+			return h->buckets[i].open ? h->buckets[i].low : h->buckets[i].high;
+		}
+	}
+	return 0;
+}
+
+static void hist_side_fill(struct hist_cmp *h, bool side_b)
+{
+	struct hist_side *s = side_b ? &h->b : &h->a;
+
+	s->count = 0;
+	for (size_t i = 0; i < h->nr_buckets; i++)
+		s->count += side_b ? h->buckets[i].b : h->buckets[i].a;
+	s->p50 = merged_percentile(h, side_b, s->count, 0.50, &s->p50_open);
+	s->p90 = merged_percentile(h, side_b, s->count, 0.90, &s->p90_open);
+	s->p99 = merged_percentile(h, side_b, s->count, 0.99, &s->p99_open);
+}
+
+/* A run's histogram mean: each bucket at its middle (an open bucket at its low bound). */
+static bool run_hist_mean(const struct compare_run *run, const char *name, double *out)
+{
+	const struct jv *b = jv_get(jv_get(jv_get(metrics_of(run), name), "hist"), "buckets");
+	double sum = 0, n = 0;
+
+	for (size_t i = 0; b && b->type == JV_ARRAY && i < b->n; i++) {
+		unsigned long long low, high, count;
+		double mid;
+
+		if (!jv_u64(jv_get(&b->items[i], "low"), &low) ||
+		    !jv_u64(jv_get(&b->items[i], "count"), &count))
+			continue;
+		mid = jv_u64(jv_get(&b->items[i], "high"), &high) ? ((double)low + (double)high) / 2 :
+								     (double)low;
+		sum += mid * (double)count;
+		n += (double)count;
+	}
+	if (n <= 0)
+		return false;
+	*out = sum / n;
+	return true;
+}
+
+static int fill_hist(struct hist_cmp *h, const struct compare *c)
+{
+	size_t cap = 0;
+	double *a, *b;
+
+	for (int side = 0; side < 2; side++) {
+		const struct compare_run *runs = side ? c->b : c->a;
+		int nr = side ? c->nr_b : c->nr_a;
+
+		for (int r = 0; r < nr; r++) {
+			const struct jv *hist = jv_get(jv_get(metrics_of(&runs[r]), h->name), "hist");
+			const struct jv *buckets = jv_get(hist, "buckets");
+
+			if (!h->unit)
+				h->unit = jv_string(jv_get(hist, "unit"));
+			if (!h->kind)
+				h->kind = jv_string(jv_get(hist, "kind"));
+			for (size_t i = 0; buckets && buckets->type == JV_ARRAY && i < buckets->n; i++) {
+				const struct jv *bk = &buckets->items[i];
+				unsigned long long low, high = 0, count;
+				bool open = jv_get(bk, "high") && jv_get(bk, "high")->type == JV_NULL;
+
+				if (!jv_u64(jv_get(bk, "low"), &low) || !jv_u64(jv_get(bk, "count"), &count) ||
+				    (!open && !jv_u64(jv_get(bk, "high"), &high)))
+					continue;
+				if (add_bucket(h, &cap, low, high, open, (double)count, side))
+					return -1;
+			}
+		}
+	}
+	qsort(h->buckets, h->nr_buckets, sizeof(*h->buckets), by_low);
+	hist_side_fill(h, false);
+	hist_side_fill(h, true);
+	a = calloc(h->nr_buckets + 1, sizeof(double));
+	b = calloc(h->nr_buckets + 1, sizeof(double));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (size_t i = 0; i < h->nr_buckets; i++) {
+		a[i] = h->buckets[i].a;
+		b[i] = h->buckets[i].b;
+	}
+	h->chi2_p = stats_chi2_homogeneity(a, b, h->nr_buckets, &h->chi2, &h->df);
+	/* Cramer's V of a 2 x k table: sqrt(chi2 / N). */
+	h->cramers_v = h->a.count + h->b.count > 0 ? sqrt(h->chi2 / (h->a.count + h->b.count)) : 0;
+	free(a);
+	free(b);
+	/*
+	 * Only runs tell a change from run-to-run noise, as for the counters:
+	 * pooled buckets see the counting noise of one long sample only, and
+	 * two runs of one workload differ by more than that (a host run saw
+	 * scan_depth "change" between two sets of the same ping-pong; a guest
+	 * run, 8 histograms between two runs of one saturated LLC). With one
+	 * run a side the chi-squared test is printed, not used for a mark.
+	 */
+	if (fill_sample(&h->mean_a, c->a, c->nr_a, h->name, run_hist_mean) ||
+	    fill_sample(&h->mean_b, c->b, c->nr_b, h->name, run_hist_mean))
+		return -1;
+	if (h->mean_a.n >= 2 && h->mean_b.n >= 2) {
+		h->by_runs = true;
+		h->tested = true;
+		h->p = stats_welch(h->mean_a.values, (size_t)h->mean_a.n, h->mean_b.values,
+				   (size_t)h->mean_b.n, NULL, NULL);
+	}
+	return 0;
+}
+
+static bool is_key_field(const char *by, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = by; (p = strstr(p, name)); p += n)
+		if ((p == by || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
+			return true;
+	return false;
+}
+
+/* The identity of a row: its key fields, "llc=0" or "domain=1 idle_type=2". */
+static void row_identity(const struct jv *row, const char *by, char *key, size_t keylen,
+			 char *label, size_t labellen)
+{
+	size_t used = 0;
+
+	key[0] = label[0] = '\0';
+	for (size_t i = 0; i < row->n; i++) {
+		const struct jv *v = &row->items[i];
+		unsigned long long u;
+		double d;
+
+		if (v->type == JV_STRING && !label[0])
+			snprintf(label, labellen, "%s", v->string);
+		if (!is_key_field(by, row->keys[i]) || v->type != JV_NUMBER)
+			continue;
+		if (jv_u64(v, &u))
+			used += (size_t)snprintf(key + used, used < keylen ? keylen - used : 0, "%s%s=%llu",
+						 used ? " " : "", row->keys[i], u);
+		else if (jv_number(v, &d))
+			used += (size_t)snprintf(key + used, used < keylen ? keylen - used : 0, "%s%s=%.0f",
+						 used ? " " : "", row->keys[i], d);
+	}
+}
+
+static size_t row_hash(const char *table, const char *counter, const char *key)
+{
+	/* FNV-1a over the three names. */
+	size_t h = 1469598103934665603ULL;
+	const char *parts[3] = { table, counter, key };
+
+	for (int p = 0; p < 3; p++) {
+		for (const char *c = parts[p]; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	return h;
+}
+
+static bool row_is(const struct row_change *r, const char *table, const char *counter,
+		   const char *key)
+{
+	return r->table == table && !strcmp(r->counter, counter) && !strcmp(r->key, key);
+}
+
+static int index_grow(struct comparison *cmp)
+{
+	size_t n = cmp->index_size ? cmp->index_size * 2 : 256;
+	size_t *index = calloc(n, sizeof(*index));
+
+	if (!index)
+		return -1;
+	for (size_t i = 0; i < cmp->nr_rows; i++) {
+		const struct row_change *r = &cmp->rows[i];
+		size_t at = row_hash(r->table, r->counter, r->key) & (n - 1);
+
+		while (index[at])
+			at = (at + 1) & (n - 1);
+		index[at] = i + 1;
+	}
+	free(cmp->index);
+	cmp->index = index;
+	cmp->index_size = n;
+	return 0;
+}
+
+static struct row_change *row_slot(struct comparison *cmp, const char *table,
+				   const char *counter, const char *key, const char *label)
+{
+	size_t at;
+
+	if (2 * (cmp->nr_rows + 1) > cmp->index_size && index_grow(cmp))
+		return NULL;
+	at = row_hash(table, counter, key) & (cmp->index_size - 1);
+	for (; cmp->index[at]; at = (at + 1) & (cmp->index_size - 1))
+		if (row_is(&cmp->rows[cmp->index[at] - 1], table, counter, key))
+			return &cmp->rows[cmp->index[at] - 1];
+	if (cmp->nr_rows == cmp->cap_rows) {
+		size_t n = cmp->cap_rows ? cmp->cap_rows * 2 : 64;
+		struct row_change *bigger = realloc(cmp->rows, n * sizeof(*bigger));
+
+		if (!bigger)
+			return NULL;
+		cmp->rows = bigger;
+		cmp->cap_rows = n;
+	}
+	struct row_change *r = &cmp->rows[cmp->nr_rows];
+
+	memset(r, 0, sizeof(*r));
+	r->table = table;
+	r->counter = counter;
+	snprintf(r->key, sizeof(r->key), "%s", key);
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	cmp->index[at] = ++cmp->nr_rows;
+	return r;
+}
+
+/* Per table and counter: each row's mean rate on each side, scored by its share of the table. */
+static int fill_table(struct comparison *cmp, const struct compare *c, const char *table)
+{
+	size_t first = cmp->nr_rows;
+
+	for (int side = 0; side < 2; side++) {
+		const struct compare_run *runs = side ? c->b : c->a;
+		int nr = side ? c->nr_b : c->nr_a;
+
+		for (int r = 0; r < nr; r++) {
+			const struct jv *t = jv_get(&runs[r].summary, table);
+			const struct jv *rows = jv_get(t, "rows");
+			const char *by = jv_string(jv_get(t, "by"));
+
+			if (!rows || rows->type != JV_ARRAY || !by)
+				continue;
+			for (size_t i = 0; i < rows->n; i++) {
+				const struct jv *row = &rows->items[i];
+				char key[96], label[64];
+
+				row_identity(row, by, key, sizeof(key), label, sizeof(label));
+				for (size_t k = 0; k < row->n; k++) {
+					unsigned long long v;
+					struct row_change *slot;
+
+					if (is_key_field(by, row->keys[k]) || !jv_u64(&row->items[k], &v))
+						continue;
+					slot = row_slot(cmp, table, row->keys[k], key, label);
+					if (!slot)
+						return -1;
+					if (side)
+						slot->b += (double)v / runs[r].duration_s / nr;
+					else
+						slot->a += (double)v / runs[r].duration_s / nr;
+				}
+			}
+		}
+	}
+	/* A row's change as a share of its counter's table total (the larger side's). */
+	struct counter_total {
+		const char *counter;
+		double a, b;
+	} totals[TABLE_COUNTERS_MAX];
+	size_t nr_totals = 0, k;
+
+	for (size_t i = first; i < cmp->nr_rows; i++) {
+		for (k = 0; k < nr_totals && strcmp(totals[k].counter, cmp->rows[i].counter); k++)
+			;
+		if (k == nr_totals) {
+			if (nr_totals == TABLE_COUNTERS_MAX)
+				continue;
+			totals[nr_totals++] = (struct counter_total){ cmp->rows[i].counter, 0, 0 };
+		}
+		totals[k].a += cmp->rows[i].a;
+		totals[k].b += cmp->rows[i].b;
+	}
+	for (size_t i = first; i < cmp->nr_rows; i++) {
+		double total = 0;
+
+		for (k = 0; k < nr_totals; k++)
+			if (!strcmp(totals[k].counter, cmp->rows[i].counter))
+				total = fmax(totals[k].a, totals[k].b);
+		cmp->rows[i].score = total > 0 ? fabs(cmp->rows[i].b - cmp->rows[i].a) / total : 0;
+	}
+	return 0;
+}
+
+static int by_score(const void *x, const void *y)
+{
+	const struct row_change *a = x, *b = y;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static void comparison_free(struct comparison *cmp)
+{
+	for (size_t i = 0; i < cmp->nr_scalars; i++) {
+		sample_free(&cmp->scalars[i].a);
+		sample_free(&cmp->scalars[i].b);
+	}
+	for (size_t i = 0; i < cmp->nr_hists; i++) {
+		free(cmp->hists[i].buckets);
+		sample_free(&cmp->hists[i].mean_a);
+		sample_free(&cmp->hists[i].mean_b);
+	}
+	free(cmp->scalars);
+	free(cmp->hists);
+	free(cmp->rows);
+	free(cmp->index);
+	memset(cmp, 0, sizeof(*cmp));
+}
+
+static int compute(struct comparison *cmp, const struct compare *c)
+{
+	const struct jv *metrics = metrics_of(&c->a[0]);
+	const struct jv *summary = &c->a[0].summary;
+	double *p;
+	size_t k = 0;
+
+	memset(cmp, 0, sizeof(*cmp));
+	cmp->scalars = calloc(metrics->n + 1, sizeof(*cmp->scalars));
+	cmp->hists = calloc(metrics->n + 1, sizeof(*cmp->hists));
+	if (!cmp->scalars || !cmp->hists)
+		goto oom;
+	for (size_t i = 0; i < metrics->n; i++) {
+		const struct jv *m = &metrics->items[i];
+		const char *name = metrics->keys[i];
+
+		if (jv_get(m, "hist")) {
+			struct hist_cmp *h = &cmp->hists[cmp->nr_hists++];
+
+			h->name = name;
+			if (fill_hist(h, c))
+				goto oom;
+			continue;
+		}
+		struct scalar_cmp *s = &cmp->scalars[cmp->nr_scalars++];
+
+		s->name = name;
+		s->percent = jv_string(jv_get(m, "unit")) != NULL;
+		if (fill_sample(&s->a, c->a, c->nr_a, name, s->percent ? run_ratio : run_rate) ||
+		    fill_sample(&s->b, c->b, c->nr_b, name, s->percent ? run_ratio : run_rate))
+			goto oom;
+		if (s->percent)
+			s->change = s->b.mean - s->a.mean;
+		else
+			s->change = s->a.mean > 0 ? 100 * (s->b.mean - s->a.mean) / s->a.mean :
+				    s->b.mean > 0 ? INFINITY : 0;
+		if (s->a.n >= 2 && s->b.n >= 2) {
+			s->tested = true;
+			s->p = stats_welch(s->a.values, (size_t)s->a.n, s->b.values,
+					   (size_t)s->b.n, NULL, NULL);
+		}
+	}
+	for (size_t i = 0; i < summary->n; i++) {
+		const struct jv *t = &summary->items[i];
+
+		if (t->type == JV_OBJECT && jv_get(t, "rows") && jv_get(t, "by") &&
+		    fill_table(cmp, c, summary->keys[i]))
+			goto oom;
+	}
+	qsort(cmp->rows, cmp->nr_rows, sizeof(*cmp->rows), by_score);
+
+	/* Holm over every test of the comparison. */
+	for (size_t i = 0; i < cmp->nr_scalars; i++)
+		cmp->nr_tests += cmp->scalars[i].tested;
+	for (size_t i = 0; i < cmp->nr_hists; i++)
+		cmp->nr_tests += cmp->hists[i].tested;
+	p = calloc(cmp->nr_tests + 1, sizeof(*p));
+	if (!p)
+		goto oom;
+	for (size_t i = 0; i < cmp->nr_scalars; i++)
+		if (cmp->scalars[i].tested)
+			p[k++] = cmp->scalars[i].p;
+	for (size_t i = 0; i < cmp->nr_hists; i++)
+		if (cmp->hists[i].tested)
+			p[k++] = cmp->hists[i].p;
+	stats_holm(p, k);
+	k = 0;
+	for (size_t i = 0; i < cmp->nr_scalars; i++) {
+		struct scalar_cmp *s = &cmp->scalars[i];
+
+		if (!s->tested)
+			continue;
+		s->p_adjusted = p[k++];
+		s->significant = s->p_adjusted < COMPARE_ALPHA;
+	}
+	for (size_t i = 0; i < cmp->nr_hists; i++) {
+		struct hist_cmp *h = &cmp->hists[i];
+
+		if (!h->tested)
+			continue;
+		h->p_adjusted = p[k++];
+		h->significant = h->p_adjusted < COMPARE_ALPHA &&
+				 h->cramers_v >= COMPARE_MIN_CRAMERS_V;
+	}
+	free(p);
+	return 0;
+oom:
+	comparison_free(cmp);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* Four significant digits with an SI suffix: 1234 -> "1234", 123456 -> "123.5k". */
+static void fmt_si(double v, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (fabs(v) >= 1e4 && i < 4) {
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%.4g%s", v, suffix[i]);
+}
+
+static void fmt_side(const struct scalar_cmp *s, const struct sample *side, char *buf,
+		     size_t len)
+{
+	char mean[24];
+
+	if (!side->n) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_si(side->mean, mean, sizeof(mean));
+	if (side->n < 2)
+		snprintf(buf, len, "%s", mean);
+	else if (s->percent)
+		snprintf(buf, len, "%s+-%.2g", mean, side->sd);
+	else
+		snprintf(buf, len, "%s+-%.2g%%", mean, side->mean > 0 ? 100 * side->sd / side->mean : 0);
+}
+
+static void fmt_p(bool tested, double p, char *buf, size_t len)
+{
+	if (!tested)
+		snprintf(buf, len, "-");
+	else if (p < 0.0001)
+		snprintf(buf, len, "<.0001");
+	else
+		snprintf(buf, len, "%.4f", p);
+}
+
+/* "A: 2 runs: a1.jsonl a2.jsonl", wrapped at 78 columns. */
+static void print_side(FILE *out, const char *side, const struct compare_run *runs, int nr)
+{
+	int col = fprintf(out, "%s: %d run%s:", side, nr, nr > 1 ? "s" : "");
+
+	for (int i = 0; i < nr; i++) {
+		int len = (int)strlen(runs[i].file) + 1;
+
+		if (col + len > 78 && col > 4)
+			col = fprintf(out, "\n   ");
+		col += fprintf(out, " %s", runs[i].file);
+	}
+	fprintf(out, "\n");
+}
+
+static void bar(double share, double max_share, char *buf)
+{
+	int n = max_share > 0 ? (int)lround(BAR_WIDTH * share / max_share) : 0;
+
+	for (int i = 0; i < BAR_WIDTH; i++)
+		buf[i] = i < n ? '*' : ' ';
+	buf[BAR_WIDTH] = '\0';
+}
+
+static void print_hist_side(FILE *out, const char *side, const struct hist_side *s)
+{
+	fprintf(out, "    %s: %.0f samples, p50 %s%llu, p90 %s%llu, p99 %s%llu\n", side, s->count,
+		s->p50_open ? ">=" : "", s->p50, s->p90_open ? ">=" : "", s->p90,
+		s->p99_open ? ">=" : "", s->p99);
+}
+
+static void print_hist(const struct hist_cmp *h, FILE *out)
+{
+	double max_share = 0;
+	char p[16];
+
+	fprintf(out, "\n%s (%s, %s buckets)%s\n", h->name, h->unit ? h->unit : "?",
+		h->kind ? h->kind : "?", h->significant ? "  *changed*" : "");
+	print_hist_side(out, "A", &h->a);
+	print_hist_side(out, "B", &h->b);
+	fmt_p(h->tested, h->p_adjusted, p, sizeof(p));
+	if (h->by_runs)
+		fprintf(out, "    run means %.4g+-%.2g against %.4g+-%.2g: Welch Holm p %s;\n"
+			     "    pooled chi-squared %.4g, df %.0f, Cramer's V %.3f\n",
+			h->mean_a.mean, h->mean_a.sd, h->mean_b.mean, h->mean_b.sd, p, h->chi2, h->df,
+			h->cramers_v);
+	else if (h->df > 0)
+		fprintf(out, "    one run a side, not tested; chi-squared %.4g, df %.0f, p %.2g\n"
+			     "    (counting noise only), Cramer's V %.3f\n",
+			h->chi2, h->df, h->chi2_p, h->cramers_v);
+	else
+		fprintf(out, "    not tested: one run a side, under two buckets with enough samples\n");
+	for (size_t i = 0; i < h->nr_buckets; i++) {
+		max_share = fmax(max_share, h->a.count ? h->buckets[i].a / h->a.count : 0);
+		max_share = fmax(max_share, h->b.count ? h->buckets[i].b / h->b.count : 0);
+	}
+	fprintf(out, "    %-17s %6s  %-18s  %6s\n", "RANGE", "A%", "", "B%");
+	for (size_t i = 0; i < h->nr_buckets; i++) {
+		const struct bucket_pair *bk = &h->buckets[i];
+		double sa = h->a.count ? bk->a / h->a.count : 0, sb = h->b.count ? bk->b / h->b.count : 0;
+		char range[40], bar_a[BAR_WIDTH + 1], bar_b[BAR_WIDTH + 1];
+
+		if (bk->open)
+			snprintf(range, sizeof(range), "%llu+", bk->low);
+		else if (bk->low == bk->high)
+			snprintf(range, sizeof(range), "%llu", bk->low);
+		else
+			snprintf(range, sizeof(range), "%llu-%llu", bk->low, bk->high);
+		bar(sa, max_share, bar_a);
+		bar(sb, max_share, bar_b);
+		fprintf(out, "    %-17s %6.2f |%s| %6.2f |%s|\n", range, 100 * sa, bar_a, 100 * sb,
+			bar_b);
+	}
+}
+
+int compare_text(const struct compare *c, FILE *out, int top)
+{
+	struct comparison cmp;
+	size_t shown = 0;
+
+	if (compute(&cmp, c)) {
+		fprintf(stderr, "%s: out of memory comparing the runs\n", c->tool);
+		return -1;
+	}
+	fprintf(out, "Comparing %s runs\n", c->tool);
+	print_side(out, "A", c->a, c->nr_a);
+	print_side(out, "B", c->b, c->nr_b);
+	fprintf(out, "Counters per second of each run, ratios in %%, mean+-sd over runs;\n"
+		     "* = significant: Holm-adjusted p < %g over %zu tests (Welch's t-test on\n"
+		     "the runs' values, histograms on the runs' means, which needs 2+ runs a\n"
+		     "side; histograms also need Cramer's V >= %g).\n\n",
+		COMPARE_ALPHA, cmp.nr_tests, COMPARE_MIN_CRAMERS_V);
+	fprintf(out, "%-26s %14s %14s %9s %7s\n", "METRIC", "A", "B", "CHANGE", "P(ADJ)");
+	for (size_t i = 0; i < cmp.nr_scalars; i++) {
+		const struct scalar_cmp *s = &cmp.scalars[i];
+		char a[48], b[48], change[24], p[16];
+
+		fmt_side(s, &s->a, a, sizeof(a));
+		fmt_side(s, &s->b, b, sizeof(b));
+		if (!s->a.n || !s->b.n || !isfinite(s->change))
+			snprintf(change, sizeof(change), "-");
+		else
+			snprintf(change, sizeof(change), s->percent ? "%+.2fpt" : "%+.1f%%", s->change);
+		fmt_p(s->tested, s->p_adjusted, p, sizeof(p));
+		if (strlen(s->name) > 26)
+			fprintf(out, "%s\n%-26s", s->name, "");
+		else
+			fprintf(out, "%-26s", s->name);
+		fprintf(out, " %14s %14s %9s %7s%s\n", a, b, change, p, s->significant ? " *" : "");
+	}
+	for (size_t i = 0; i < cmp.nr_hists; i++)
+		print_hist(&cmp.hists[i], out);
+	if (cmp.nr_rows && cmp.rows[0].score > 0) {
+		fprintf(out, "\nTable rows that changed most (per second; SHARE: of the counter's total)\n");
+		fprintf(out, "%-30s %-21s %8s %8s %6s\n", "TABLE ROW", "COUNTER", "A", "B", "SHARE");
+		for (size_t i = 0; i < cmp.nr_rows && shown < (size_t)(top > 0 ? top : COMPARE_TOP_DEFAULT); i++) {
+			const struct row_change *r = &cmp.rows[i];
+			char a[24], b[24], row[200];
+
+			if (r->score <= 0)
+				break;
+			fmt_si(r->a, a, sizeof(a));
+			fmt_si(r->b, b, sizeof(b));
+			snprintf(row, sizeof(row), "%s %s%s%s", r->table, r->key, r->label[0] ? " " : "",
+				 r->label);
+			fprintf(out, "%-30.30s %-21.21s %8s %8s %5.1f%%\n", row, r->counter, a, b,
+				100 * r->score);
+			shown++;
+		}
+	}
+	comparison_free(&cmp);
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}
+
+static void json_sample(struct json_writer *w, const struct sample *s)
+{
+	json_begin_object(w);
+	json_key(w, "mean");
+	json_double(w, s->n ? s->mean : NAN, 6);
+	json_key(w, "sd");
+	json_double(w, s->n > 1 ? s->sd : NAN, 6);
+	json_key(w, "values");
+	json_begin_array(w);
+	for (int i = 0; i < s->n; i++)
+		json_double(w, s->values[i], 6);
+	json_end_array(w);
+	json_end_object(w);
+}
+
+static void json_side(struct json_writer *w, const char *key, const struct compare_run *runs,
+		      int nr)
+{
+	json_key(w, key);
+	json_begin_object(w);
+	json_key(w, "files");
+	json_begin_array(w);
+	for (int i = 0; i < nr; i++)
+		json_string(w, runs[i].file);
+	json_end_array(w);
+	json_key(w, "runs");
+	json_u64(w, (unsigned long long)nr);
+	json_end_object(w);
+}
+
+static void json_test(struct json_writer *w, bool tested, double p, double p_adjusted,
+		      bool significant)
+{
+	json_key(w, "p");
+	json_double(w, tested ? p : NAN, 8);
+	json_key(w, "p_adjusted");
+	json_double(w, tested ? p_adjusted : NAN, 8);
+	json_key(w, "significant");
+	json_bool(w, significant);
+}
+
+static void json_hist_side(struct json_writer *w, const char *key, const struct hist_side *s)
+{
+	json_key(w, key);
+	json_begin_object(w);
+	json_key(w, "count");
+	json_u64(w, (unsigned long long)s->count);
+	json_key(w, "p50");
+	json_u64(w, s->p50);
+	json_key(w, "p90");
+	json_u64(w, s->p90);
+	json_key(w, "p99");
+	json_u64(w, s->p99);
+	json_end_object(w);
+}
+
+int compare_json(const struct compare *c, FILE *out, int top)
+{
+	struct comparison cmp;
+	struct json_writer w;
+	size_t shown = 0;
+	int ret;
+
+	if (compute(&cmp, c)) {
+		fprintf(stderr, "%s: out of memory comparing the runs\n", c->tool);
+		return -1;
+	}
+	json_init(&w);
+	json_begin_object(&w);
+	json_key(&w, "type");
+	json_string(&w, "compare");
+	json_key(&w, "tool");
+	json_string(&w, c->tool);
+	json_key(&w, "alpha");
+	json_double(&w, COMPARE_ALPHA, 4);
+	json_key(&w, "tests");
+	json_u64(&w, cmp.nr_tests);
+	json_side(&w, "a", c->a, c->nr_a);
+	json_side(&w, "b", c->b, c->nr_b);
+	json_key(&w, "metrics");
+	json_begin_object(&w);
+	for (size_t i = 0; i < cmp.nr_scalars; i++) {
+		const struct scalar_cmp *s = &cmp.scalars[i];
+
+		json_key(&w, s->name);
+		json_begin_object(&w);
+		json_key(&w, "unit");
+		json_string(&w, s->percent ? "percent" : "per_second");
+		json_key(&w, "a");
+		json_sample(&w, &s->a);
+		json_key(&w, "b");
+		json_sample(&w, &s->b);
+		json_key(&w, s->percent ? "change_points" : "change_pct");
+		json_double(&w, s->a.n && s->b.n ? s->change : NAN, 4);
+		json_key(&w, "test");
+		if (s->tested)
+			json_string(&w, "welch_t");
+		else
+			json_null(&w);
+		json_test(&w, s->tested, s->p, s->p_adjusted, s->significant);
+		json_end_object(&w);
+	}
+	json_end_object(&w);
+	json_key(&w, "histograms");
+	json_begin_object(&w);
+	for (size_t i = 0; i < cmp.nr_hists; i++) {
+		const struct hist_cmp *h = &cmp.hists[i];
+
+		json_key(&w, h->name);
+		json_begin_object(&w);
+		json_key(&w, "kind");
+		json_string(&w, h->kind ? h->kind : "log2");
+		json_key(&w, "unit");
+		json_string(&w, h->unit ? h->unit : "");
+		json_hist_side(&w, "a", &h->a);
+		json_hist_side(&w, "b", &h->b);
+		json_key(&w, "buckets");
+		json_begin_array(&w);
+		for (size_t k = 0; k < h->nr_buckets; k++) {
+			json_begin_object(&w);
+			json_key(&w, "low");
+			json_u64(&w, h->buckets[k].low);
+			json_key(&w, "high");
+			if (h->buckets[k].open)
+				json_null(&w);
+			else
+				json_u64(&w, h->buckets[k].high);
+			json_key(&w, "a");
+			json_u64(&w, (unsigned long long)h->buckets[k].a);
+			json_key(&w, "b");
+			json_u64(&w, (unsigned long long)h->buckets[k].b);
+			json_end_object(&w);
+		}
+		json_end_array(&w);
+		json_key(&w, "test");
+		if (h->tested)
+			json_string(&w, "welch_t_run_means");
+		else
+			json_null(&w);
+		json_key(&w, "run_means_a");
+		json_sample(&w, &h->mean_a);
+		json_key(&w, "run_means_b");
+		json_sample(&w, &h->mean_b);
+		json_key(&w, "chi2");
+		json_double(&w, h->df > 0 ? h->chi2 : NAN, 4);
+		json_key(&w, "df");
+		json_double(&w, h->df > 0 ? h->df : NAN, 0);
+		json_key(&w, "chi2_p");
+		json_double(&w, h->df > 0 ? h->chi2_p : NAN, 8);
+		json_key(&w, "cramers_v");
+		json_double(&w, h->df > 0 ? h->cramers_v : NAN, 6);
+		json_test(&w, h->tested, h->p, h->p_adjusted, h->significant);
+		json_end_object(&w);
+	}
+	json_end_object(&w);
+	json_key(&w, "rows");
+	json_begin_array(&w);
+	for (size_t i = 0; i < cmp.nr_rows && shown < (size_t)(top > 0 ? top : COMPARE_TOP_DEFAULT); i++) {
+		const struct row_change *r = &cmp.rows[i];
+
+		if (r->score <= 0)
+			break;
+		json_begin_object(&w);
+		json_key(&w, "table");
+		json_string(&w, r->table);
+		json_key(&w, "row");
+		json_string(&w, r->key);
+		json_key(&w, "label");
+		json_string(&w, r->label);
+		json_key(&w, "counter");
+		json_string(&w, r->counter);
+		json_key(&w, "a");
+		json_double(&w, r->a, 6);
+		json_key(&w, "b");
+		json_double(&w, r->b, 6);
+		json_key(&w, "share_pct");
+		json_double(&w, 100 * r->score, 4);
+		json_end_object(&w);
+		shown++;
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+	ret = json_emit_line(&w, out);
+	json_free(&w);
+	comparison_free(&cmp);
+	return ret || ferror(out) ? -1 : 0;
+}
+
+int compare_main(const char *tool, const struct compare_side *a,
+		 const struct compare_side *b, bool json, int top, const char *svg_path)
+{
+	struct compare c;
+	char err[512];
+	int ret;
+
+	if (compare_load(&c, tool, a, b, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tool, err);
+		compare_free(&c);
+		return 2;
+	}
+	ret = json ? compare_json(&c, stdout, top) : compare_text(&c, stdout, top);
+	if (ret) {
+		fprintf(stderr, "%s: writing the comparison failed: %s\n", tool,
+			errno ? strerror(errno) : "short write");
+		compare_free(&c);
+		return 1;
+	}
+	if (svg_path && plot_compare_file(&c, svg_path, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", tool, err);
+		compare_free(&c);
+		return 1;
+	}
+	compare_free(&c);
+	return 0;
+}
+
+int compare_from_opts(const char *tool, const struct common_opts *opts)
+{
+	const struct compare_side a = { opts->compare_a, opts->nr_compare_a };
+	const struct compare_side b = { opts->compare_b, opts->nr_compare_b };
+
+	return compare_main(tool, &a, &b, opts->json, opts->top, opts->svg_path);
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# idlebal on the host (tracepoint tier): overloaded-while-idle time in
+# scenarios whose answer follows from the definition (seed 001's
+# cfs_rq_overloaded() and need_pull_cfs_task()), and migrations by cause.
+# This host has two CPUs in one LLC and one node; the tool runs pinned
+# to CPU 1, next to the scenario's overloaded runqueue, so that CPU 0 is
+# left idle (or to the scenario).
+source "$(dirname "$0")/lib.sh"
+
+SPIN=$BUILD/workloads/spinner
+spinners=""
+spin() {  # spin ARGS...: a spinner for 600 s, killed by stop_spinners
+	"$SPIN" -s 600 "$@" >/dev/null 2>&1 &
+	spinners="$spinners $!"
+}
+stop_spinners() {
+	[ -n "$spinners" ] && kill $spinners 2>/dev/null
+	wait $spinners 2>/dev/null
+	spinners=""
+}
+at_exit stop_spinners
+
+# scenario TAG: idlebal -i 0.5 around 4 s of the spinners started before
+# (pinned to CPU 1 itself); sets share (the overload_llc, overload_node
+# and overload_system shares of the inner intervals, in %, the first and
+# last two left out: their edges hold the start and stop), idle0 (CPU 0's
+# share idle, from the cpus table), worst (the largest gap, in % of its
+# interval, between an inner interval's LLC time and CPU 0's idle time)
+# and intervals.
+scenario() {
+	local out=$WORK/overload.$1.jsonl
+	taskset -c 1 "$BIN/idlebal" --json -i 0.5 --ready-fd 3 3>"$WORK/ready" >"$out" \
+		2>"$WORK/overload.err" &
+	tool=$!
+	for _ in $(seq 1 6000); do
+		[ -s "$WORK/ready" ] || ! kill -0 $tool 2>/dev/null && break
+		sleep 0.01
+	done
+	: >"$WORK/ready"
+	# The sched-idle spinner's run time between marks at the tool's ready
+	# and its SIGINT, printed beside the SCHED_IDLE scenario's answer.
+	local rt_a=0 rt_b=0 t_a t_b
+	t_a=$(date +%s%N)
+	[ -n "${IDLE_SPINNER:-}" ] && read -r rt_a _ <"/proc/$IDLE_SPINNER/schedstat"
+	sleep 4
+	[ -n "${IDLE_SPINNER:-}" ] && read -r rt_b _ <"/proc/$IDLE_SPINNER/schedstat"
+	t_b=$(date +%s%N)
+	stop_tool
+	stop_spinners
+	idle_spinner_ns=$(( rt_b - rt_a )) marks_ns=$(( t_b - t_a ))
+	read -r run_llc_ns run_ns < <(jq -r 'select(.type == "summary") |
+		"\([.overload_llc.rows[]?.overloaded_idle_ns] | add // 0) \((.end - .start) * 1e9 | round)"' "$out")
+	read -r share_llc share_node share_system idle0 worst intervals < <(jq -rs '
+		[.[] | select(.type == "interval")] | .[2:-2] as $in |
+		($in | map(.end - .start) | add) as $len |
+		def pct(x): (x * 100 | round) / 100;
+		def share(t): pct(([$in[] | .[t].rows[]?.overloaded_idle_ns] | add // 0) / ($len * 1e7));
+		def llc: [.overload_llc.rows[]?.overloaded_idle_ns] | add // 0;
+		def idle0: [.cpus.rows[] | select(.cpu == 0) | .idle_ns] | add // 0;
+		"\(share("overload_llc")) \(share("overload_node")) \(share("overload_system")) \(
+		 pct([$in[] | idle0] | add / ($len * 1e7))) \(
+		 pct([$in[] | ((llc - idle0) | fabs) / ((.end - .start) * 1e7)] | max // 0)) \($in | length)"' \
+		"$out")
+	kind consistency
+	json_valid "idlebal $1: records valid, the intervals add up to the summary" "$out"
+	kind "known answer"
+}
+share_line() {
+	echo "LLC ${share_llc}%, node ${share_node}%, system ${share_system}% of $intervals half-second intervals; CPU 0 idle ${idle0}%"
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+# Two CPU-bound tasks pinned to CPU 1 (with the tool): CPU 1 has two
+# runnable non-idle tasks all the time, so the LLC (node, system) is
+# overloaded while idle exactly when CPU 0 is unoccupied, which here is
+# when it runs its idle task (the tool's cpus.idle_ns, checked against
+# bpftrace in test_tables): the host's own work keeps CPU 0 busy 2-5%, but
+# a CI run saw it 31% busy (LLC 69%, CPU 0 idle 69.01%: the tool was right),
+# so the answer is CPU 0's idle time, whatever it is, as long as it is large
+# enough (20%) for the equality to mean something.
+spin -c 1
+spin -c 1
+scenario pinned
+if [ "$intervals" -ge 3 ] && ge "$idle0" 20 && le "$(echo "$share_llc - $idle0" | bc | tr -d -)" 1 &&
+	[ "$share_node" = "$share_llc" ] && [ "$share_system" = "$share_llc" ]; then
+	pass "idlebal: two spinners pinned to CPU 1: overloaded while idle = CPU 0's idle time (within 1% of the window; $(share_line))"
+else
+	fail "idlebal: two pinned spinners: overloaded while idle = CPU 0's idle time" "$(share_line)"
+fi
+# The episode that lasts the whole run is split between the intervals: each
+# inner interval holds CPU 0's idle time of that interval, whatever began
+# before it.
+if [ "$intervals" -ge 3 ] && le "$worst" 1; then
+	pass "idlebal: an episode open across interval boundaries is split between them (every inner interval's time = CPU 0's idle time in it, within ${worst}% of its length)"
+else
+	fail "idlebal: an episode across interval boundaries is split between them" "largest gap ${worst}% of an interval"
+fi
+
+# The same two tasks free to move: the balancer separates them at once.
+spin
+spin
+scenario free
+if [ "$intervals" -ge 3 ] && le "$share_llc" 5 && le "$share_system" 5; then
+	pass "idlebal: two spinners free to move: overloaded while idle at most 5% ($(share_line))"
+else
+	fail "idlebal: two free spinners: overloaded while idle at most 5%" "$(share_line)"
+fi
+
+# CPU 1 overloaded and CPU 0 running a SCHED_IDLE spinner:
+# sched-idle counts as idle (need_pull_cfs_task(): h_nr_running ==
+# idle_h_nr_running). With a normal spinner on CPU 0 nothing is idle.
+spin -c 1
+spin -c 1
+spin -c 0 -i
+IDLE_SPINNER=${spinners##* } scenario sched_idle
+# The host's own work on CPU 0 (seen 1-7% of the time on a quiet host) is
+# not SCHED_IDLE: at least 80%, against 0% for a normal spinner below. A
+# package download beside the suite once took 75% of CPU 0 and failed it.
+# The spinner's own run time is printed beside the answer: on 6.18 it ran
+# 98.5-99% of the time between the marks while the tool's inner intervals
+# gave 95-97% (the whole run less, for the tool's start and stop on the
+# shell's CPU), a gap the wakeup latencies on CPU 0 (6 ms in 4 s) do not
+# explain; to be understood before it becomes the answer.
+sched_idle_line="$(share_line); whole run: tool $(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
+if [ "$intervals" -ge 3 ] && ge "$share_llc" 80 && ge "$share_system" 80; then
+	pass "idlebal: CPU 1 overloaded, CPU 0 running a SCHED_IDLE spinner: sched-idle counts as idle, at least 80% ($sched_idle_line)"
+else
+	fail "idlebal: a SCHED_IDLE CPU counts as idle" "$sched_idle_line"
+fi
+spin -c 1
+spin -c 1
+spin -c 0
+scenario busy
+if [ "$intervals" -ge 3 ] && le "$share_llc" 5 && le "$share_system" 5; then
+	pass "idlebal: CPU 1 overloaded, CPU 0 running a normal spinner: nothing idle, at most 5% ($(share_line))"
+else
+	fail "idlebal: an occupied CPU does not count as idle" "$(share_line)"
+fi
+
+# A SCHED_IDLE spinner whose affinity flips: every migration is an
+# affinity move of an idle task (seed 001's task_h_idle()).
+kind "known answer"
+"$SPIN" -c 0 -s 60 -i >/dev/null 2>&1 &
+idle_spin=$!
+at_exit "kill $idle_spin"
+start_tool "$WORK/idle.jsonl" "$WORK/idle.err" idlebal --json -p "$idle_spin"
+for i in $(seq 1 20); do
+	taskset -p -c $((i % 2)) "$idle_spin" >/dev/null
+	sleep 0.03
+done
+stop_tool
+kill "$idle_spin"
+read -r moved idle_moved affinity < <(jq -r 'select(.type == "summary") |
+	"\(.metrics.migrations.value) \([.migration_causes.rows[] | .idle_tasks] | add // 0) \(
+	[.migration_causes.rows[] | select(.cause == "affinity") | .migrations] | add // 0)"' "$WORK/idle.jsonl")
+if [ "$moved" -ge 10 ] 2>/dev/null && [ "$idle_moved" = "$moved" ] && [ "$affinity" = "$moved" ]; then
+	pass "idlebal: a SCHED_IDLE spinner's affinity flips: all $moved migrations are affinity moves of an idle task"
+else
+	fail "idlebal: a SCHED_IDLE spinner's migrations are idle tasks'" "migrations '$moved', idle_tasks '$idle_moved', affinity '$affinity'"
+fi
+
+# Migrations by cause: wakeloop's sleeper moves itself onto CPU 1 before
+# each sleep (sched_setaffinity(): an affinity move when it is elsewhere)
+# and is woken by its waker, pinned to CPU 0. A spinner keeps CPU 1 busy,
+# so try_to_wake_up() mostly places it off CPU 1: a wakeup migration,
+# which the workload reports itself ("landed CPU N"). The causes follow
+# from its own count.
+kind "known answer"
+spin -c 1
+start_tool "$WORK/wl.jsonl" "$WORK/wl.err" idlebal --json --comm wakeloop
+"$BUILD/workloads/wakeloop" -c 0 -p 1 -n 1000 >"$WORK/wl.out" 2>&1
+stop_tool
+stop_spinners
+landed=$(awk '$1 == "landed" && $2 != 1 { n += $3 } END { print n + 0 }' "$WORK/wl.out")
+read -r total wakeups affinity < <(jq -r 'select(.type == "summary") |
+	"\(.metrics.migrations.value) \([.migration_causes.rows[] | select(.cause == "wakeup") | .migrations] | add // 0) \(
+	[.migration_causes.rows[] | select(.cause == "affinity") | .migrations] | add // 0)"' "$WORK/wl.jsonl")
+if [ "$landed" -ge 500 ] && within "$wakeups" "$landed" 2 2 && within "$affinity" "$landed" 2 2; then
+	pass "idlebal: wakeloop: $wakeups wakeup migrations for the $landed wakeups that landed off CPU 1, $affinity affinity moves back (of $total migrations; 2% + 2)"
+else
+	fail "idlebal: wakeloop's migrations by cause" \
+		"wakeup '$wakeups', affinity '$affinity' of '$total'; the sleeper landed off CPU 1 $landed times: $(tr '\n' ' ' <"$WORK/wl.out")"
+fi
+kind consistency
+json_valid "idlebal --comm: the causes add up to migrations in every record" "$WORK/wl.jsonl"
+finish

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# --svg: the pictures parse as XML, render with a real renderer from
+# Debian (rsvg-convert) to a PNG of the size the SVG states, and hold as
+# many heatmap cells, lines and bars as the run's own JSON records say.
+source "$(dirname "$0")/lib.sh"
+
+PINGPONG=$BUILD/workloads/pingpong
+
+# svg_facts FILE: "width height cells series bars", or nothing if not XML.
+svg_facts() {
+	python3 - "$1" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+classes = [e.attrib.get("class") for e in root.iter()]
+print(root.attrib["width"], root.attrib["height"], classes.count("cell"),
+      classes.count("series"), classes.count("bar"))
+EOF
+}
+
+# png_size FILE: "width height" of a PNG (its IHDR chunk).
+png_size() {
+	python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(24)
+assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+print(*struct.unpack(">II", d[16:24]))' "$1"
+}
+
+rendered() {  # rendered SVG: rsvg-convert makes a PNG of the SVG's size
+	local svg=$1 w h
+	read -r w h _ < <(svg_facts "$svg")
+	rsvg-convert -o "${svg%.svg}.png" "$svg" 2>"$WORK/rsvg.err" &&
+		[ "$(png_size "${svg%.svg}.png")" = "$w $h" ]
+}
+
+# sisscan: a heatmap cell per interval and depth bucket, one missed-idle
+# line, a bar per LLC and counter.
+start_tool "$WORK/run.jsonl" "$WORK/run.err" sisscan --json -i 0.5 -d 3 --svg "$WORK/run.svg"
+"$PINGPONG" -n 1000000 >/dev/null 2>&1 &
+pp=$!
+wait $tool
+status=$?
+kill $pp 2>/dev/null
+wait $pp 2>/dev/null
+read -r intervals depth_rows llcs < <(jq -rs '
+	[.[] | select(.type == "interval")] as $in |
+	"\($in | length) \([$in[] | .metrics.scan_depth.hist.buckets[]?.low] | unique | length) \(
+	 [.[] | select(.type == "summary") | .breakdown.rows[]] | length)"' "$WORK/run.jsonl")
+read -r w h cells series bars < <(svg_facts "$WORK/run.svg" 2>/dev/null)
+kind consistency
+want_cells=$((intervals * depth_rows))
+if [ $status -eq 0 ] && [ "${cells:-x}" = "$want_cells" ] && [ "${series:-x}" = 1 ] &&
+	[ "${bars:-x}" = $((llcs * 3)) ]; then
+	pass "sisscan --svg: $cells heatmap cells = $intervals intervals x $depth_rows depth buckets of the JSON, 1 line, $bars bars = $llcs LLCs x 3 counters"
+else
+	fail "sisscan --svg: the picture holds what the records say" \
+		"exit $status; cells '$cells' (want $want_cells), lines '$series' (want 1), bars '$bars' (want $((llcs * 3))); $(head -c 200 "$WORK/run.err")"
+fi
+kind behaviour
+check "sisscan --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/run.svg"
+
+# idlebal: a line per LLC row of overload_llc.
+start_tool "$WORK/idle.jsonl" "$WORK/idle.err" idlebal --json -i 0.5 -d 2 --svg "$WORK/idle.svg"
+wait $tool
+status=$?
+rows=$(jq -rs '[.[] | select(.type == "interval") | .overload_llc.rows[]?.llc] | unique | length' "$WORK/idle.jsonl")
+read -r w h cells series bars < <(svg_facts "$WORK/idle.svg" 2>/dev/null)
+kind consistency
+if [ $status -eq 0 ] && [ -n "$rows" ] && [ "${series:-x}" = "$rows" ]; then
+	pass "idlebal --svg: $series overloaded-while-idle lines = $rows LLCs in the JSON"
+else
+	fail "idlebal --svg: a line per LLC" "exit $status, lines '$series', LLC rows '$rows'"
+fi
+kind behaviour
+check "idlebal --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/idle.svg"
+
+# --compare --svg: two bars (A and B) per bucket of each histogram.
+"$BIN/sisscan" --json -d 1 >"$WORK/b.jsonl" 2>/dev/null
+"$BIN/sisscan" --svg "$WORK/cmp.svg" --compare "$WORK/run.jsonl" -- "$WORK/b.jsonl" >/dev/null 2>"$WORK/cmp.err"
+status=$?
+want=$(jq -rs '[.[] | select(.type == "summary") | .metrics | to_entries[] | select(.value.hist) |
+	{k: .key, low: .value.hist.buckets[].low}] | unique | length * 2' "$WORK/run.jsonl" "$WORK/b.jsonl")
+read -r w h cells series bars < <(svg_facts "$WORK/cmp.svg" 2>/dev/null)
+kind consistency
+if [ $status -eq 0 ] && [ "${bars:-x}" = "$want" ]; then
+	pass "sisscan --compare --svg: $bars bars = 2 x the histogram buckets of the two runs"
+else
+	fail "sisscan --compare --svg: A and B bars per bucket" "exit $status, bars '$bars', want '$want'; $(head -c 200 "$WORK/cmp.err")"
+fi
+kind behaviour
+check "sisscan --compare --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/cmp.svg"
+
+# Writes that fail are a sentence and exit 1, never silence; a path that
+# cannot be written is refused before anything is traced (exit 2).
+expect_error 1 "--svg: writing" "sisscan --svg /dev/full: exit 1 and a sentence" \
+	"$BIN/sisscan" -d 1 --svg /dev/full
+expect_error 2 "--svg '/nonexistent/x.svg': directory /nonexistent does not exist" \
+	"sisscan --svg into a missing directory: exit 2 before tracing" \
+	"$BIN/sisscan" -d 1 --svg /nonexistent/x.svg
+finish

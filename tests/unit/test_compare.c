@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --compare on runs written here: refusals, the same workload twice (no
+ * significant change), and a known shift (a counter doubled, a histogram
+ * moved one bucket up) found significant in the right direction.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "compare.h"
+#include "jsonparse.h"
+#include "unit.h"
+
+static char dir[64];
+
+static const char *path_of(const char *name)
+{
+	static char paths[16][128];
+	static int next;
+	char *p = paths[next++ % 16];
+
+	snprintf(p, 128, "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *name, const char *fmt, ...)
+{
+	FILE *f = fopen(path_of(name), "w");
+	va_list ap;
+
+	if (!f) {
+		UNIT_FAIL("cannot write %s", name);
+		return;
+	}
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+/*
+ * One sisscan-like run: an interval and the summary; counter searches
+ * over duration seconds, a ratio, a histogram with counts in buckets
+ * 0-1, 2-3, 4-7, 8+ and a breakdown table of two LLCs.
+ */
+static void write_run(const char *name, const char *tool, double duration,
+		      unsigned long long searches, double ratio, const unsigned int hist[4],
+		      unsigned long long llc1)
+{
+	unsigned long long total = (unsigned long long)hist[0] + hist[1] + hist[2] + hist[3];
+
+	write_file(name,
+		   "{\"type\":\"interval\",\"tool\":\"%s\",\"metrics\":{}}\n"
+		   "{\"type\":\"summary\",\"tool\":\"%s\",\"version\":\"0.1.0\",\"kernel\":\"6.18\","
+		   "\"mode\":\"auto\",\"start\":1,\"end\":2,\"duration_s\":%g,\"intervals\":1,"
+		   "\"end_reason\":\"duration\",\"metrics\":{"
+		   "\"sis_search\":{\"value\":%llu,\"tier\":\"fentry\",\"estimated\":false},"
+		   "\"search_efficiency_pct\":{\"value\":%g,\"unit\":\"percent\",\"tier\":\"fentry\",\"estimated\":false},"
+		   "\"scan_depth\":{\"hist\":{\"kind\":\"log2\",\"unit\":\"cpus\",\"count\":%llu,\"p50\":0,\"p90\":0,"
+		   "\"p99\":0,\"max\":0,\"buckets\":["
+		   "{\"low\":0,\"high\":1,\"count\":%u},{\"low\":2,\"high\":3,\"count\":%u},"
+		   "{\"low\":4,\"high\":7,\"count\":%u},{\"low\":8,\"high\":null,\"count\":%u}]},"
+		   "\"tier\":\"fentry\",\"estimated\":false}},"
+		   "\"breakdown\":{\"by\":\"llc\",\"tier\":\"fentry\",\"estimated\":false,\"rows_dropped\":0,"
+		   "\"rows\":[{\"llc\":0,\"cpus\":\"0-3\",\"sis_search\":%llu},"
+		   "{\"llc\":1,\"cpus\":\"4-7\",\"sis_search\":%llu}]}}\n",
+		   tool, tool, duration, searches, ratio, total, hist[0], hist[1], hist[2], hist[3],
+		   searches - llc1, llc1);
+}
+
+static int load(struct compare *c, const char *const *a, int na, const char *const *b, int nb,
+		char *err)
+{
+	const struct compare_side sa = { a, na }, sb = { b, nb };
+	int ret = compare_load(c, "sisscan", &sa, &sb, err, 300);
+
+	return ret;
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/schedscan-compare-XXXXXX");
+	if (!mkdtemp(dir))
+		UNIT_FAIL("mkdtemp failed");
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		UNIT_FAIL("removing %s failed", dir);
+}
+
+static void expect_refusal(const char *const *a, int na, const char *const *b, int nb,
+			   const char *sentence)
+{
+	struct compare c;
+	char err[300] = "";
+
+	CHECK_INT(load(&c, a, na, b, nb, err), -1);
+	CHECK_CONTAINS(err, sentence);
+	compare_free(&c);
+}
+
+static void test_refusals(void)
+{
+	const unsigned int h[4] = { 10, 20, 30, 5 };
+	const char *a[1], *b[1];
+
+	setup();
+	write_run("a.jsonl", "sisscan", 2, 1000, 50, h, 400);
+	write_run("idle.jsonl", "idlebal", 2, 1000, 50, h, 400);
+	write_file("nosummary.jsonl", "{\"type\":\"interval\",\"tool\":\"sisscan\",\"metrics\":{}}\n");
+	write_file("text.jsonl", "Tracing SIS... Hit Ctrl-C to end.\n");
+	write_file("other.jsonl", "{\"hello\":1}\n");
+	write_file("fewer.jsonl",
+		   "{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":2,\"metrics\":{"
+		   "\"sis_search\":{\"value\":5,\"tier\":\"fentry\",\"estimated\":false}}}\n");
+	a[0] = path_of("a.jsonl");
+
+	b[0] = path_of("idle.jsonl");
+	expect_refusal(a, 1, b, 1, "is idlebal output: sisscan compares runs of sisscan only");
+	b[0] = path_of("nosummary.jsonl");
+	expect_refusal(a, 1, b, 1, "has no summary record");
+	b[0] = path_of("text.jsonl");
+	expect_refusal(a, 1, b, 1, "is not schedscan output: line 1: invalid JSON at byte 0");
+	b[0] = path_of("other.jsonl");
+	expect_refusal(a, 1, b, 1, "is not schedscan output: line 1 is not a record of a run");
+	b[0] = path_of("fewer.jsonl");
+	expect_refusal(a, 1, b, 1, "measured different metrics");
+	b[0] = path_of("missing.jsonl");
+	expect_refusal(a, 1, b, 1, "cannot read");
+	expect_refusal(a, 1, b, 0, "needs runs on both sides");
+	teardown();
+}
+
+/* The comparison's JSON record, parsed. */
+static int compare_record(const char *const *a, int na, const char *const *b, int nb,
+			  struct jv *out)
+{
+	struct compare c;
+	char err[300], *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int ret = -1;
+
+	if (!mem)
+		return -1;
+	if (!load(&c, a, na, b, nb, err) && !compare_json(&c, mem, 0)) {
+		fclose(mem);
+		mem = NULL;
+		ret = jv_parse(buf, len, out, err, sizeof(err));
+		if (ret)
+			UNIT_FAIL("compare JSON does not parse: %s", err);
+	} else {
+		UNIT_FAIL("compare failed: %s", err);
+	}
+	if (mem)
+		fclose(mem);
+	compare_free(&c);
+	free(buf);
+	return ret;
+}
+
+static bool significant(const struct jv *rec, const char *group, const char *name)
+{
+	const struct jv *s = jv_get(jv_get(jv_get(rec, group), name), "significant");
+
+	return s && s->type == JV_BOOL && s->boolean;
+}
+
+static double number(const struct jv *v)
+{
+	double d = -1;
+
+	jv_number(v, &d);
+	return d;
+}
+
+/* The paths of runs a1..a3 and b1..b3. */
+static void three_a_side(const char *a[3], const char *b[3])
+{
+	for (int i = 0; i < 3; i++) {
+		char n[4] = { 'a', (char)('1' + i), 0, 0 };
+
+		a[i] = path_of(n);
+		n[0] = 'b';
+		b[i] = path_of(n);
+	}
+}
+
+static void test_same_workload(void)
+{
+	/* Three runs a side with run-to-run noise of a few percent and the same shape. */
+	const unsigned int h1[4] = { 1000, 2000, 3000, 500 }, h2[4] = { 1030, 1990, 2950, 510 },
+			   h3[4] = { 980, 2040, 3010, 490 };
+	const char *a[3], *b[3];
+	struct jv rec;
+
+	setup();
+	write_run("a1", "sisscan", 2.0, 20000, 50.1, h1, 9000);
+	write_run("a2", "sisscan", 2.1, 21500, 49.7, h2, 9800);
+	write_run("a3", "sisscan", 1.9, 18700, 50.4, h3, 8300);
+	write_run("b1", "sisscan", 2.0, 20400, 49.9, h2, 9100);
+	write_run("b2", "sisscan", 2.0, 19800, 50.2, h3, 8900);
+	write_run("b3", "sisscan", 2.2, 22300, 50.0, h1, 10100);
+	three_a_side(a, b);
+	if (!compare_record(a, 3, b, 3, &rec)) {
+		CHECK_STR(jv_string(jv_get(&rec, "type")), "compare");
+		CHECK(!significant(&rec, "metrics", "sis_search"));
+		CHECK(!significant(&rec, "metrics", "search_efficiency_pct"));
+		CHECK(!significant(&rec, "histograms", "scan_depth"));
+		/* Counters per second: every run is ~10000/s. */
+		CHECK_DBL(number(jv_get(jv_get(jv_get(jv_get(&rec, "metrics"), "sis_search"), "a"), "mean")),
+			  (10000 + 21500 / 2.1 + 18700 / 1.9) / 3, 1e-3);
+		CHECK_STR(jv_string(jv_get(jv_get(jv_get(&rec, "metrics"), "sis_search"), "test")), "welch_t");
+		jv_free(&rec);
+	}
+	teardown();
+}
+
+static void test_known_shift(void)
+{
+	/* B: twice the searches per second, every sample one bucket deeper, LLC 1 took the growth. */
+	const unsigned int ha[4] = { 4000, 1000, 1000, 100 }, hb[4] = { 100, 4000, 1000, 1000 };
+	const char *a[3], *b[3];
+	struct jv rec;
+
+	setup();
+	write_run("a1", "sisscan", 2.0, 20000, 40.0, ha, 5000);
+	write_run("a2", "sisscan", 2.0, 20600, 41.0, ha, 5100);
+	write_run("a3", "sisscan", 2.0, 19500, 39.5, ha, 4900);
+	write_run("b1", "sisscan", 2.0, 40000, 60.0, hb, 25000);
+	write_run("b2", "sisscan", 2.0, 41000, 61.0, hb, 26000);
+	write_run("b3", "sisscan", 2.0, 39000, 59.5, hb, 24000);
+	three_a_side(a, b);
+	if (!compare_record(a, 3, b, 3, &rec)) {
+		const struct jv *depth = jv_get(jv_get(&rec, "histograms"), "scan_depth");
+		const struct jv *row = jv_get(&rec, "rows");
+
+		CHECK(significant(&rec, "metrics", "sis_search"));
+		CHECK_DBL(number(jv_get(jv_get(jv_get(&rec, "metrics"), "sis_search"), "change_pct")),
+			  100.0 * (40000 - 20033.33) / 20033.33, 0.01);
+		CHECK(significant(&rec, "metrics", "search_efficiency_pct"));
+		CHECK_DBL(number(jv_get(jv_get(jv_get(&rec, "metrics"), "search_efficiency_pct"),
+					"change_points")), 20, 1e-9);
+		CHECK(significant(&rec, "histograms", "scan_depth"));
+		/* Deeper: B's median bucket ends at 3, A's at 1. */
+		CHECK_DBL(number(jv_get(jv_get(depth, "a"), "p50")), 1, 0);
+		CHECK_DBL(number(jv_get(jv_get(depth, "b"), "p50")), 3, 0);
+		CHECK(number(jv_get(depth, "cramers_v")) > 0.5);
+		/* The row that changed most: LLC 1's searches. */
+		CHECK(row && row->type == JV_ARRAY && row->n >= 1);
+		if (row && row->n) {
+			CHECK_STR(jv_string(jv_get(&row->items[0], "row")), "llc=1");
+			CHECK_STR(jv_string(jv_get(&row->items[0], "label")), "4-7");
+		}
+		jv_free(&rec);
+	}
+	teardown();
+}
+
+static void test_one_run_a_side(void)
+{
+	const unsigned int h[4] = { 10, 20, 30, 5 };
+	const char *a[1], *b[1];
+	struct compare c;
+	char err[300], *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	setup();
+	write_run("a.jsonl", "sisscan", 2, 1000, 50, h, 400);
+	write_run("b.jsonl", "sisscan", 4, 1000, 50, h, 400);
+	a[0] = path_of("a.jsonl");
+	b[0] = path_of("b.jsonl");
+	mem = open_memstream(&buf, &len);
+	CHECK_INT(load(&c, a, 1, b, 1, err), 0);
+	CHECK_INT(compare_text(&c, mem, 0), 0);
+	fclose(mem);
+	/* Half the rate: per second, not per run; no t-test with one run. */
+	CHECK_CONTAINS(buf, "sis_search");
+	CHECK_CONTAINS(buf, "-50.0%");
+	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t n = strcspn(line, "\n");
+
+		if (n > 80)
+			UNIT_FAIL("a line of %zu columns: %.*s", n, (int)n, line);
+	}
+	compare_free(&c);
+	free(buf);
+	teardown();
+}
+
+/* A table of 3000 processes: rows are matched by key across the sides; the one that moved leads. */
+static void test_big_table(void)
+{
+	const char *a[1], *b[1];
+	struct jv rec;
+
+	setup();
+	for (int side = 0; side < 2; side++) {
+		FILE *f = fopen(path_of(side ? "b" : "a"), "w");
+
+		if (!f) {
+			UNIT_FAIL("cannot write");
+			break;
+		}
+		fprintf(f, "{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":1,\"metrics\":{},"
+			   "\"processes\":{\"by\":\"tgid\",\"rows\":[");
+		for (int i = 0; i < 3000; i++)
+			fprintf(f, "%s{\"tgid\":%d,\"comm\":\"p%d\",\"placements\":%d}", i ? "," : "",
+				1000 + i, i, side && i == 1234 ? 5000 : 100 + i % 7);
+		fprintf(f, "]}}\n");
+		fclose(f);
+	}
+	a[0] = path_of("a");
+	b[0] = path_of("b");
+	if (!compare_record(a, 1, b, 1, &rec)) {
+		const struct jv *rows = jv_get(&rec, "rows");
+
+		CHECK(rows && rows->type == JV_ARRAY && rows->n == 1);
+		if (rows && rows->n) {
+			CHECK_STR(jv_string(jv_get(&rows->items[0], "row")), "tgid=2234");
+			CHECK_STR(jv_string(jv_get(&rows->items[0], "label")), "p1234");
+		}
+		jv_free(&rec);
+	}
+	teardown();
+}
+
+UNIT_MAIN(UNIT_TEST(test_refusals),
+	  UNIT_TEST(test_same_workload),
+	  UNIT_TEST(test_known_shift),
+	  UNIT_TEST(test_one_run_a_side),
+	  UNIT_TEST(test_big_table))
