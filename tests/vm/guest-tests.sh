@@ -402,11 +402,13 @@ load_idlebal() {
 # at the scheduler clock of __schedule()'s start, not at the switch the
 # tool sees, so each switch shifts the two idle times apart by its own
 # scheduling overhead (seen: 0.25-0.5% with pingpong's 40000 switches).
-# 8 s: the edges are idle on every CPU (seen widths 0.6-2.0% over 4 s).
+# 12 s: the edges are idle on every CPU, and their share shrinks with the
+# window (seen widths 0.6-2.0% over 4 s; over 8 s, 2.10% once on a new
+# machine: 76 ms of edges and a 27 ms read on 8 CPUs against 35.9 s).
 load_spinners() {
-    "$WL/spinner" -c 0 -s 8 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 4 -s 8 >/dev/null 2>&1 & l2=$!
-    for r in 1 2 3 4 5 6 7 8; do
+    "$WL/spinner" -c 0 -s 12 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 4 -s 12 >/dev/null 2>&1 & l2=$!
+    for r in 1 2 3 4 5 6 7 8 9 10 11 12; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
         wait $s1
