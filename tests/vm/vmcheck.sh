@@ -13,7 +13,7 @@
 #
 # Environment:
 #   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
-#   VM_TIMEOUT     seconds per guest before it counts as hung (default 900)
+#   VM_TIMEOUT     seconds per guest before it counts as hung (default 1500)
 #   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
 #                  SCHEDSCAN_BUILD defaults to build)
 #   VM_OUT         output directory (default $SCHEDSCAN_BUILD/vm)
@@ -33,7 +33,7 @@ build=${SCHEDSCAN_BUILD:-$repo/build}   # set by tests/run-suites.sh
 static=${VM_STATIC:-$build/static}
 out=${VM_OUT:-$build/vm}
 kcache=${VM_KERNEL_CACHE:-$build/vm/kernels}
-export VM_TIMEOUT=${VM_TIMEOUT:-900}
+export VM_TIMEOUT=${VM_TIMEOUT:-1500}
 t_start=$(date +%s)
 
 # Variables that run fewer checks than the full suite: say so, loudly, so
