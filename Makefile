@@ -6,7 +6,7 @@
 # header, and the frontend X.c links against lib/ and Debian's libbpf.
 
 TOOLS      := sisscan idlebal numascan
-WORKLOADS  := pingpong spinner memtouch wakeloop
+WORKLOADS  := pingpong spinner memtouch wakeloop numaremote
 BUILD      ?= build
 OBJ        := $(BUILD)/obj
 ARCH       ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')

@@ -155,7 +155,7 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 			continue;
 		}
 		/* The classic record has no task pointer to filter on. */
-		if (flavour == FLAVOUR_TRACEPOINT &&
+		if (flavour == FLAVOUR_TRACEPOINT && !spec->about_current &&
 		    (opts->pid || opts->cgroup_path || opts->comm[0])) {
 			note_refusal(hook, flavour,
 				     "cannot filter by PID, task name or cgroup");

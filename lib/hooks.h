@@ -55,9 +55,23 @@ struct hook_spec {
 	 * estimate of what a function hook measures directly). 0: none.
 	 */
 	unsigned int redundant_with;
+	/*
+	 * The event is about the task that runs it (current): the classic
+	 * tracepoint flavour can then filter by PID, name and cgroup too.
+	 */
+	bool about_current;
 	/* Set at run time: not attached, for this reason (an unused option). */
 	const char *skip_why;
 };
+
+/* Optional hooks in a hook table indexed by the tool's enum. */
+#define HOOK_SPEC_TRACEPOINT(hook, tp, cat)                                    \
+	[hook] = { .name = tp, .kind = HOOK_TRACEPOINT, .targets = { tp },     \
+		   .category = cat, .optional = true }
+/* prog: the programs' name; then the function and its older names. */
+#define HOOK_SPEC_FUNCTION(hook, prog, ...)                                    \
+	[hook] = { .name = prog, .kind = HOOK_FUNCTION,                        \
+		   .targets = { __VA_ARGS__ }, .optional = true }
 
 struct hook {
 	const struct hook_spec *spec;

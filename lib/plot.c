@@ -38,7 +38,8 @@ static const struct chart_spec chart_specs[] = {
 	{ "sisscan", CHART_TABLE_BARS, "breakdown", { "sis_search", "sis_domain_search", "missed_idle" }, "Per LLC over the run", "events" },
 	{ "idlebal", CHART_TABLE_SHARE_OVER_TIME, "overload_llc", { "overloaded_idle_ns" }, "Overloaded while idle, per LLC (% of each interval)", "%" },
 	{ "idlebal", CHART_TABLE_BARS, "domains", { "lb_balanced", "lb_failed", "lb_gained" }, "Balance passes per domain and idle type, outcomes", "passes" },
-	{ "numascan", CHART_TABLE_BARS, "processes", { "user_page_faults", "vma_skips" }, "Per process over the run", "events" },
+	{ "numascan", CHART_TABLE_BARS, "processes", { "numa_hint_faults", "numa_vma_skips", "user_page_faults" }, "Per process over the run", "events" },
+	{ "numascan", CHART_TABLE_BARS, "vmas", { "numa_scans", "numa_hint_faults", "numa_vma_skips" }, "Per VMA over the run: scans against the hint faults they trapped", "events" },
 };
 
 /* The intervals, or the summary alone when the run printed none. */

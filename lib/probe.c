@@ -254,6 +254,36 @@ int kernel_struct_member_offset(const char *struct_name, const char *member_name
 	return -1;
 }
 
+int kernel_func_param_struct(const char *func, int index, char *out, size_t len)
+{
+	struct btf *btf = types_btf();
+	const struct btf_type *t;
+	const struct btf_param *params;
+	int id;
+
+	if (!btf || index < 0)
+		return -1;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_func_proto(t) || index >= btf_vlen(t))
+		return -1;
+	params = btf_params(t);
+	t = btf__type_by_id(btf, params[index].type);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_struct(t))
+		return -1;
+	snprintf(out, len, "%s", btf__name_by_offset(btf, t->name_off));
+	return 0;
+}
+
 /* The first symbol called name whose kallsyms type is in types. */
 static unsigned long long symbol_address(const char *proc_root, const char *name,
 					 const char *types)

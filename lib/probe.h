@@ -29,6 +29,12 @@ bool probe_tracepoint(const char *category, const char *tp, char *why,
  */
 int kernel_struct_member_offset(const char *struct_name, const char *member_name);
 /*
+ * The name of the struct that parameter index (from 0) of func points
+ * to in the kernel's BTF ("vm_fault" for a struct vm_fault *), in out:
+ * 0, or -1 if func, the parameter or a struct pointer is missing.
+ */
+int kernel_func_param_struct(const char *func, int index, char *out, size_t len);
+/*
  * Address of a text symbol in /proc/kallsyms (below proc_root), or 0
  * (also when kptr_restrict hides addresses).
  */

@@ -549,7 +549,8 @@ void table_text(struct table *t, FILE *out, int top)
 		if (s->keys[k].width)
 			fprintf(out, "%-*s ", s->keys[k].width, s->keys[k].heading);
 	for (int l = 0; l < s->nr_labels; l++)
-		fprintf(out, "%-*s ", s->label_widths[l], s->label_headings[l]);
+		if (s->label_widths[l])
+			fprintf(out, "%-*s ", s->label_widths[l], s->label_headings[l]);
 	for (int c = 0, first = 1; c < s->nr_columns; c++) {
 		if (!column_shown(t, &s->columns[c]))
 			continue;
@@ -565,9 +566,18 @@ void table_text(struct table *t, FILE *out, int top)
 			key_text(&s->keys[k], rows[r]->key, cell, sizeof(cell));
 			fprintf(out, "%-*s ", s->keys[k].width, cell);
 		}
-		for (int l = 0; l < s->nr_labels; l++)
-			fprintf(out, "%-*.*s ", s->label_widths[l], s->label_widths[l],
-				rows[r]->labels[l]);
+		for (int l = 0; l < s->nr_labels; l++) {
+			const char *label = rows[r]->labels[l];
+			int width = s->label_widths[l], over = (int)strlen(label) - width;
+
+			if (!width)
+				continue;
+			/* A long label (a file's path) shows its end, the informative part. */
+			if (over > 0)
+				fprintf(out, "..%s ", label + over + 2);
+			else
+				fprintf(out, "%-*s ", width, label);
+		}
 		for (int c = 0, first = 1; c < s->nr_columns; c++) {
 			if (!column_shown(t, &s->columns[c]))
 				continue;

@@ -79,7 +79,8 @@ struct table_spec {
 	const char *row;	/* OpenMetrics infix: schedscan_<tool>_<row>_<column> */
 	const struct table_key_field *keys;
 	int nr_keys;
-	const char *const *label_names;	/* string labels (cpus, comm, ...) */
+	/* String labels (cpus, comm, ...); a label of width 0 is not in the text. */
+	const char *const *label_names;
 	const char *const *label_headings;
 	const int *label_widths;
 	int nr_labels;

@@ -186,7 +186,11 @@ int tool_choose_hooks(struct tool *t, struct bpf_object *obj)
 				return fail(t, "ratio %s has no denominator", m->name);
 			continue;
 		}
-		if (tool_has_hooks(t, m->needs)) {
+		if (m->procfs) {
+			src->available = true;
+			src->tier = "procfs";
+			src->counter = m->counter;
+		} else if (tool_has_hooks(t, m->needs)) {
 			src->available = true;
 			src->tier = tool_tier(t, m->needs);
 			src->counter = m->counter;
@@ -559,6 +563,8 @@ static int start_counting(void *ctx, const struct run_window *window)
 	struct tool *t = ctx;
 	unsigned long long now = monotonic_ns();
 
+	if (t->desc.start && t->desc.start(t->desc.ctx))
+		return -1;
 	/* Under the lock, as stop_counting(): a scrape reads t->bank. */
 	pthread_mutex_lock(&t->lock);
 	t->run->start_ns = now;

@@ -71,6 +71,12 @@ struct metric_spec {
 	const char *ratio[4];
 	/* OpenMetrics help text; default: the name. */
 	const char *help;
+	/*
+	 * Read by user space from a kernel file (/proc/vmstat), not by a
+	 * program: always available, tier "procfs"; the tool's adjust()
+	 * fills its slot.
+	 */
+	bool procfs;
 };
 
 struct tool_desc {
@@ -89,6 +95,8 @@ struct tool_desc {
 	 */
 	void (*finish)(void *ctx);
 	void (*adjust)(void *ctx, unsigned long long *counts);
+	/* Optional: runs as counting starts (a procfs metric's baseline); 0 or -1. */
+	int (*start)(void *ctx);
 	void *ctx;
 };
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mkinitramfs.sh -s STATIC_DIR -o OUT.cpio.gz [-t GUEST_TESTS] [-i INIT] [-B]
+# mkinitramfs.sh -s STATIC_DIR -o OUT.cpio.gz [-t GUEST_TESTS] [-i INIT] [-k KERNELS] [-B]
 #
 # Builds the gzip'd newc cpio initramfs the schedscan guests boot:
 #   /bin/busybox + applet symlinks          (busybox-static)
@@ -8,21 +8,24 @@
 #   /schedscan/{sisscan,idlebal,numascan}   (STATIC_DIR/*, every executable file)
 #   /schedscan/workloads/*                  (STATIC_DIR/workloads/*)
 #   /usr/sbin/bpftool + its shared libs     (host bpftool, unless -B; optional)
+#   /boot/config-<kver>                     (KERNELS/<kver>/config: what the
+#                                            tools read CONFIG_* from, as on a host)
 # No fakeroot: staged in a temp dir and packed with `cpio -o -H newc -R 0:0`.
 # Binaries that are not static get their shared libraries copied too (with a
 # warning), so a non-STATIC build still runs in the guest.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-static=""; out=""; tests="$here/guest-tests.sh"; init="$here/init.sh"; with_bpftool=1
+static=""; out=""; tests="$here/guest-tests.sh"; init="$here/init.sh"; with_bpftool=1; kernels=
 
 usage() { sed -n '2,3p' "$0" | sed 's/^# //' >&2; exit 2; }
-while getopts "s:o:t:i:Bh" opt; do
+while getopts "s:o:t:i:k:Bh" opt; do
     case $opt in
         s) static=$OPTARG ;;
         o) out=$OPTARG ;;
         t) tests=$OPTARG ;;
         i) init=$OPTARG ;;
+        k) kernels=$OPTARG ;;
         B) with_bpftool=0 ;;
         *) usage ;;
     esac
@@ -114,6 +117,13 @@ if [ -n "$hb" ]; then
     is_dynamic "$hb" && copy_libs "$hb"
 else
     echo "mkinitramfs: note: no hackbench on the host (rt-tests); the SMT guest's hackbench check will fail" >&2
+fi
+
+if [ -n "$kernels" ]; then
+    mkdir -p "$stage/boot"
+    for c in "$kernels"/*/config; do
+        [ -f "$c" ] && cp "$c" "$stage/boot/config-$(basename "$(dirname "$c")")"
+    done
 fi
 
 cp "$init" "$stage/init"

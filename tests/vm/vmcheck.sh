@@ -61,7 +61,7 @@ finish() {
 
 # --------------------------------------------------------------- preflight
 missing=""
-for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch; do
+for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch workloads/numaremote; do
     [ -x "$static/$t" ] || missing="$missing $t"
 done
 if [ ! -d "$static" ]; then
@@ -85,7 +85,7 @@ fi
 
 # --------------------------------------------------------------- initramfs
 initrd=$out/initramfs.cpio.gz
-if ! "$here/mkinitramfs.sh" -s "$static" -o "$initrd" > "$out/mkinitramfs.log" 2>&1; then
+if ! "$here/mkinitramfs.sh" -s "$static" -o "$initrd" -k "$kcache" > "$out/mkinitramfs.log" 2>&1; then
     comment < "$out/mkinitramfs.log"
     tap_notok "vmcheck: build initramfs # see $out/mkinitramfs.log"
     finish
@@ -250,7 +250,14 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'idlebal: CPU 1 overloaded, every other CPU running a normal spinner' \
             'idlebal: wakeloop across LLCs' \
             'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
-            'numascan vma_skips' \
+            'numascan numa_hint_faults_local \[fentry\]' 'numascan numa_hint_faults_local \[kprobe\]' \
+            'numascan numa_pte_updates \[fentry\]' 'numascan numa_pte_updates \[kprobe\]' \
+            'numascan numa_pages_migrated \[(tp_btf|raw_tp|tracepoint)\]' \
+            'numascan numa_vma_skips' \
+            'numascan --mode fentry: threads on node 0' 'numascan --mode kprobe: threads on node 0' \
+            'numascan --mode (fentry|kprobe): numaremote.s remote share falls' \
+            'numascan --mode (fentry|kprobe): node_pairs' \
+            'numascan --mode (fentry|kprobe): numaremote.s vmas rows are named' \
             'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied_tick: ' \
             'sisscan --mode (fentry|kprobe) --filter unoccupied: without SMT' \

@@ -50,12 +50,8 @@ enum idlebal_hook {
 	NR_HOOKS,
 };
 
-#define TRACEPOINT(hook, tp, cat)                                              \
-	[hook] = { .name = tp, .kind = HOOK_TRACEPOINT, .targets = { tp },     \
-		   .category = cat, .optional = true }
-#define FUNCTION(hook, prog, ...)                                              \
-	[hook] = { .name = prog, .kind = HOOK_FUNCTION,                        \
-		   .targets = { __VA_ARGS__ }, .optional = true }
+#define TRACEPOINT HOOK_SPEC_TRACEPOINT
+#define FUNCTION HOOK_SPEC_FUNCTION
 
 static const struct hook_spec hooks[NR_HOOKS] = {
 	[HOOK_SCHED_MIGRATE_TASK] = { .name = "sched_migrate_task",

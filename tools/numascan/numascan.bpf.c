@@ -1,13 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * numascan BPF side: one program per flavour and hook, named
- * "<hook>__<flavour>" for lib/hooks.c. All three hooks run in the
- * context of the task whose memory is concerned, so current is the
- * task the filters select.
+ * "<hook>__<flavour>" for lib/hooks.c. Every hook runs in the context of
+ * the task whose memory is concerned (the faulting task, the task whose
+ * task_work scans its own mm, the task whose fault migrates a page), so
+ * current is the task the filters select.
  */
 #include "schedscan.bpf.h"
 #include "table.bpf.h"
 #include "numascan.h"
+
+/* include/linux/sched/numa_balancing.h: #defines, not in BTF. */
+#define TNF_MIGRATED 0x01
+#define TNF_FAULT_LOCAL 0x08
+#define TNF_MIGRATE_FAIL 0x10
+/* include/linux/mm.h: the pid bits of a cpupid. */
+#define LAST__PID_MASK 0xff
+
+/*
+ * Set by user space: the hint-fault VMA hook's second argument is a
+ * struct vm_fault (numa_migrate_check(), and numa_migrate_prep() since
+ * 6.10) rather than the VMA itself; the cpupid value that means "no
+ * access recorded yet" (-1 & LAST_CPUPID_MASK, from CONFIG_NR_CPUS).
+ */
+const volatile bool hint_vma_in_vmf = false;
+const volatile __u32 cpupid_unset = 0;
 
 SCHEDSCAN_COUNTER_MAP(counters, NUMASCAN_NR_COUNTERS);
 
@@ -23,51 +40,538 @@ struct {
 	__type(value, struct numascan_process);
 } process_counters SEC(".maps");
 
-static __always_inline void count_process(__u32 bank, struct task_struct *task,
-					  __u32 counter)
-{
-	struct numascan_process zero = {}, *row;
-	__u32 tgid = BPF_CORE_READ(task, tgid);
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NUMASCAN_MAX_VMAS);
+	__type(key, struct numascan_vma_key);
+	__type(value, struct numascan_vma);
+} vma_counters SEC(".maps");
 
-	if (!bank)
-		return;
-	row = bpf_map_lookup_elem(&process_counters, &tgid);
-	if (!row) {
-		BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
-		row = table_row_if(bank, &process_counters, &tgid, &zero,
-				   NUMASCAN_PROCESS_DROPS);
-	}
-	if (row && counter < NP_NR && !mutation_drops())
-		__sync_fetch_and_add(&row->counts[SCHEDSCAN_SLOT(counter, bank)], 1);
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NUMASCAN_MAX_NODE_PAIRS);
+	__type(key, struct numascan_node_pair_key);
+	__type(value, struct numascan_node_pair);
+} node_pair_counters SEC(".maps");
+
+/*
+ * What a thread is in the middle of, from a function's entry to its exit
+ * (or from the fault path's VMA hook to task_numa_fault()). LRU: a thread
+ * that dies in between leaves an entry that the map recycles.
+ */
+struct scan_pass {
+	__u64 start_ns;
+	__u64 next_scan;	/* mm->numa_next_scan at the entry */
+};
+
+struct vma_span {
+	__u64 start, end;
+};
+
+#define THREAD_STATES 16384
+#define THREAD_STATE_MAP(name, value_type)                                     \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);                           \
+		__uint(max_entries, THREAD_STATES);                            \
+		__type(key, __u32);                                            \
+		__type(value, value_type);                                     \
+	} name SEC(".maps")
+
+THREAD_STATE_MAP(scan_passes, struct scan_pass);
+THREAD_STATE_MAP(fault_vmas, struct vma_span);
+THREAD_STATE_MAP(scan_vmas, struct vma_span);
+THREAD_STATE_MAP(migrate_starts, __u64);
+
+/* Adds delta to a banked row value (lib/bpf/table.h), atomically. */
+#define row_add(values, value, bank, delta)                                    \
+	do {                                                                   \
+		__u32 __slot = SCHEDSCAN_SLOT(value, bank);                    \
+                                                                               \
+		barrier_var(__slot);                                           \
+		if (__slot < sizeof(values) / sizeof((values)[0]))             \
+			__sync_fetch_and_add(&(values)[__slot], (delta));      \
+	} while (0)
+
+static __always_inline struct task_struct *current_task(void)
+{
+	return (struct task_struct *)bpf_get_current_task();
 }
 
-static __always_inline int count_for_current(__u32 counter, int process_counter)
+static __always_inline __u32 current_tid(void)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 bank = counting();
+	return (__u32)bpf_get_current_pid_tgid();
+}
 
-	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(task))
+/* The bank to count current's event in, 0 if it is not counted. */
+static __always_inline __u32 current_bank(void)
+{
+	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(current_task()))
 		return 0;
-	counter_add_if(bank, &counters, counter, 1);
-	if (process_counter >= 0)
-		count_process(bank, task, process_counter);
+	return counting();
+}
+
+static __always_inline struct numascan_process *process_row(__u32 bank)
+{
+	struct task_struct *task = current_task();
+	struct numascan_process zero = {}, *row;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	row = bpf_map_lookup_elem(&process_counters, &tgid);
+	if (row || !bank)
+		return row;
+	BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
+	return table_row_if(bank, &process_counters, &tgid, &zero, NUMASCAN_PROCESS_DROPS);
+}
+
+static __always_inline void count_process(__u32 bank, __u32 counter, __u64 delta)
+{
+	struct numascan_process *row = process_row(bank);
+
+	if (row && !mutation_drops())
+		row_add(row->counts, counter, bank, delta);
+}
+
+static __always_inline struct numascan_vma *vma_row(__u32 bank, __u64 start, __u64 end)
+{
+	struct numascan_vma_key key = { .tgid = bpf_get_current_pid_tgid() >> 32,
+					.start = start };
+	struct numascan_vma zero = { .end = end }, *row;
+
+	if (!bank)
+		return NULL;
+	row = bpf_map_lookup_elem(&vma_counters, &key);
+	if (row)
+		return row;
+	return table_row_if(bank, &vma_counters, &key, &zero, NUMASCAN_VMA_DROPS);
+}
+
+/* ------------------------------------------------------------ page faults */
+
+static __always_inline int user_page_fault(void)
+{
+	__u32 bank = current_bank();
+
+	counter_add_if(bank, &counters, NUMASCAN_USER_PAGE_FAULTS, 1);
+	count_process(bank, NP_USER_PAGE_FAULTS, 1);
 	return 0;
 }
 
 /* x86's exceptions:page_fault_user; no classic flavour (no vmlinux type). */
-TRACEPOINT_HOOK(page_fault_user,
-		count_for_current(NUMASCAN_USER_PAGE_FAULTS, NP_USER_PAGE_FAULTS))
+TRACEPOINT_HOOK(page_fault_user, user_page_fault())
 
-TRACEPOINT_HOOK(sched_skip_vma_numa, count_for_current(NUMASCAN_VMA_SKIPS, NP_VMA_SKIPS))
+/* ------------------------------------------------------------ hint faults */
+
+/*
+ * The fault path names the VMA just before task_numa_fault(), which does
+ * not: numa_migrate_prep(page|folio, vma|vmf, ...) before 6.11,
+ * numa_migrate_check(folio, vmf, ...) since. Both count the vmstat hint
+ * fault, so every task_numa_fault() call of a hint fault follows one.
+ */
+static __always_inline int hint_vma_seen(void *vma_or_vmf)
+{
+	struct vm_area_struct *vma = vma_or_vmf;
+	struct vma_span span;
+	__u32 tid = current_tid();
+
+	if (hint_vma_in_vmf)
+		vma = BPF_CORE_READ((struct vm_fault *)vma_or_vmf, vma);
+	span.start = BPF_CORE_READ(vma, vm_start);
+	span.end = BPF_CORE_READ(vma, vm_end);
+	bpf_map_update_elem(&fault_vmas, &tid, &span, BPF_ANY);
+	return 0;
+}
+
+SEC("fentry/numa_migrate_check")
+int BPF_PROG(hint_vma__fentry, void *folio, void *vma_or_vmf)
+{
+	return hint_vma_seen(vma_or_vmf);
+}
+
+SEC("kprobe/numa_migrate_check")
+int BPF_KPROBE(hint_vma__kprobe, void *folio, void *vma_or_vmf)
+{
+	return hint_vma_seen(vma_or_vmf);
+}
+
+/*
+ * task_numa_fault()'s rule (kernel/sched/fair.c): a fault is private when
+ * no access was recorded yet or the last one was by a task with the same
+ * pid bits. The group logic that may turn a shared fault private
+ * (task_numa_group()) is not followed: see docs/metrics.md.
+ */
+static __always_inline bool fault_is_private(int last_cpupid)
+{
+	__u32 cpupid = (__u32)last_cpupid;
+	__u32 pid = BPF_CORE_READ(current_task(), pid);
+
+	if (cpupid_unset && cpupid == cpupid_unset)
+		return true;
+	return (cpupid & LAST__PID_MASK) == (pid & LAST__PID_MASK);
+}
+
+static __always_inline void count_node_pair(__u32 bank, int mem_node, int pages,
+					    int flags)
+{
+	struct numascan_node_pair_key key = { .cpu_node = bpf_get_numa_node_id(),
+					      .mem_node = mem_node };
+	struct numascan_node_pair zero = {}, *row;
+
+	row = table_row_if(bank, &node_pair_counters, &key, &zero,
+			   NUMASCAN_NODE_PAIR_DROPS);
+	if (!row)
+		return;
+	row_add(row->counts, NN_HINT_FAULTS, bank, 1);
+	row_add(row->counts, NN_HINT_FAULT_PAGES, bank, pages);
+	if (flags & TNF_MIGRATED)
+		row_add(row->counts, NN_HINT_FAULTS_MIGRATED, bank, 1);
+}
+
+static __always_inline int hint_fault(int last_cpupid, int mem_node, int pages, int flags)
+{
+	__u32 tid = current_tid(), bank = current_bank();
+	bool local = flags & TNF_FAULT_LOCAL;
+	struct numascan_process *process;
+	struct numascan_vma *vma;
+	struct vma_span *span;
+
+	span = bpf_map_lookup_elem(&fault_vmas, &tid);
+	if (bank) {
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS, 1);
+		counter_add_if(bank, &counters,
+			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
+		counter_add_if(bank, &counters,
+			       fault_is_private(last_cpupid) ? NUMASCAN_HINT_FAULTS_PRIVATE
+							     : NUMASCAN_HINT_FAULTS_SHARED, 1);
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULT_PAGES, pages);
+		if (flags & TNF_MIGRATED)
+			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATED, 1);
+		if (flags & TNF_MIGRATE_FAIL)
+			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, 1);
+		process = process_row(bank);
+		if (process && !mutation_drops()) {
+			row_add(process->counts, NP_HINT_FAULTS, bank, 1);
+			if (local)
+				row_add(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
+			if (flags & TNF_MIGRATED)
+				row_add(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
+		}
+		count_node_pair(bank, mem_node, pages, flags);
+		/* Without the VMA, the process's row of start 0: rows add up. */
+		if (!span)
+			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_NO_VMA, 1);
+		vma = vma_row(bank, span ? span->start : 0, span ? span->end : 0);
+		if (vma) {
+			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
+			if (local)
+				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
+		}
+	}
+	if (span)
+		bpf_map_delete_elem(&fault_vmas, &tid);
+	return 0;
+}
 
 SEC("fentry/task_numa_fault")
-int BPF_PROG(task_numa_fault__fentry)
+int BPF_PROG(task_numa_fault__fentry, int last_cpupid, int mem_node, int pages, int flags)
 {
-	return count_for_current(NUMASCAN_HINT_FAULTS, -1);
+	return hint_fault(last_cpupid, mem_node, pages, flags);
 }
 
 SEC("kprobe/task_numa_fault")
-int BPF_KPROBE(task_numa_fault__kprobe)
+int BPF_KPROBE(task_numa_fault__kprobe, int last_cpupid, int mem_node, int pages, int flags)
 {
-	return count_for_current(NUMASCAN_HINT_FAULTS, -1);
+	return hint_fault(last_cpupid, mem_node, pages, flags);
 }
+
+/* ---------------------------------------------------------------- scanning */
+
+/*
+ * task_numa_work() returns early unless it is this mm's time to scan and
+ * this thread wins the cmpxchg on mm->numa_next_scan: a pass is a run
+ * after which numa_next_scan has moved. The mm's first run only sets it
+ * (from 0) and returns.
+ */
+static __always_inline unsigned long current_next_scan(void)
+{
+	return BPF_CORE_READ(current_task(), mm, numa_next_scan);
+}
+
+static __always_inline int scan_work_enter(void)
+{
+	struct scan_pass pass = { .start_ns = bpf_ktime_get_ns(),
+				  .next_scan = current_next_scan() };
+	__u32 tid = current_tid();
+
+	bpf_map_update_elem(&scan_passes, &tid, &pass, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int scan_work_leave(void)
+{
+	__u32 tid = current_tid(), bank = current_bank();
+	struct scan_pass *pass = bpf_map_lookup_elem(&scan_passes, &tid);
+	__u64 ns;
+
+	if (!pass)
+		return 0;
+	ns = bpf_ktime_get_ns() - pass->start_ns;
+	counter_add_if(bank, &counters, NUMASCAN_SCAN_WORK_CALLS, 1);
+	if (pass->next_scan && pass->next_scan != current_next_scan()) {
+		counter_add_if(bank, &counters, NUMASCAN_SCAN_PASSES, 1);
+		hist_record_if(bank, &counters, NUMASCAN_SCAN_PASS_HIST, NUMASCAN_TIME_SLOTS,
+			       log2_slot(ns), ns);
+		count_process(bank, NP_SCAN_PASSES, 1);
+	}
+	bpf_map_delete_elem(&scan_passes, &tid);
+	return 0;
+}
+
+SEC("fentry/task_numa_work")
+int BPF_PROG(task_numa_work__fentry)
+{
+	return scan_work_enter();
+}
+
+SEC("fexit/task_numa_work")
+int BPF_PROG(task_numa_work__fexit)
+{
+	return scan_work_leave();
+}
+
+SEC("kprobe/task_numa_work")
+int BPF_KPROBE(task_numa_work__kprobe)
+{
+	return scan_work_enter();
+}
+
+SEC("kretprobe/task_numa_work")
+int BPF_KRETPROBE(task_numa_work__kretprobe)
+{
+	return scan_work_leave();
+}
+
+/*
+ * change_prot_numa(vma, addr, end): one chunk of one VMA; its result is
+ * what the kernel adds to numa_pte_updates (when positive).
+ */
+static __always_inline int prot_numa_enter(struct vm_area_struct *vma)
+{
+	struct vma_span span = { .start = BPF_CORE_READ(vma, vm_start),
+				 .end = BPF_CORE_READ(vma, vm_end) };
+	__u32 tid = current_tid();
+
+	bpf_map_update_elem(&scan_vmas, &tid, &span, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int prot_numa_leave(long updated)
+{
+	__u32 tid = current_tid(), bank = current_bank();
+	struct vma_span *span = bpf_map_lookup_elem(&scan_vmas, &tid);
+	struct scan_pass *pass;
+	struct numascan_vma *row;
+	__u64 pass_id = 0;
+
+	if (!span)
+		return 0;
+	if (updated < 0)
+		updated = 0;
+	counter_add_if(bank, &counters, NUMASCAN_SCAN_CHUNKS, 1);
+	counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES, updated);
+	count_process(bank, NP_PTE_UPDATES, updated);
+	row = vma_row(bank, span->start, span->end);
+	if (row) {
+		pass = bpf_map_lookup_elem(&scan_passes, &tid);
+		if (pass)
+			pass_id = pass->start_ns;
+		/* Chunks of one pass are one scan of the VMA. */
+		if (!pass_id || row->last_pass != pass_id) {
+			row->last_pass = pass_id;
+			row_add(row->counts, NV_SCANS, bank, 1);
+		}
+		row_add(row->counts, NV_PTE_UPDATES, bank, updated);
+	}
+	bpf_map_delete_elem(&scan_vmas, &tid);
+	return 0;
+}
+
+SEC("fentry/change_prot_numa")
+int BPF_PROG(change_prot_numa__fentry, struct vm_area_struct *vma)
+{
+	return prot_numa_enter(vma);
+}
+
+SEC("fexit/change_prot_numa")
+int BPF_PROG(change_prot_numa__fexit, struct vm_area_struct *vma, unsigned long addr,
+	     unsigned long end, long ret)
+{
+	return prot_numa_leave(ret);
+}
+
+SEC("kprobe/change_prot_numa")
+int BPF_KPROBE(change_prot_numa__kprobe, struct vm_area_struct *vma)
+{
+	return prot_numa_enter(vma);
+}
+
+SEC("kretprobe/change_prot_numa")
+int BPF_KRETPROBE(change_prot_numa__kretprobe, long ret)
+{
+	return prot_numa_leave(ret);
+}
+
+/* The kernel's enum numa_vmaskip_reason value, in our fixed order. */
+#define SKIP_REASON(kernel_name, ours)                                         \
+	if (bpf_core_enum_value_exists(enum numa_vmaskip_reason, kernel_name) && \
+	    reason == bpf_core_enum_value(enum numa_vmaskip_reason, kernel_name)) \
+		return ours;
+
+static __always_inline __u32 skip_slot(int reason)
+{
+	SKIP_REASON(NUMAB_SKIP_UNSUITABLE, NUMASCAN_SKIP_UNSUITABLE)
+	SKIP_REASON(NUMAB_SKIP_SHARED_RO, NUMASCAN_SKIP_SHARED_RO)
+	SKIP_REASON(NUMAB_SKIP_INACCESSIBLE, NUMASCAN_SKIP_INACCESSIBLE)
+	SKIP_REASON(NUMAB_SKIP_SCAN_DELAY, NUMASCAN_SKIP_SCAN_DELAY)
+	SKIP_REASON(NUMAB_SKIP_PID_INACTIVE, NUMASCAN_SKIP_PID_INACTIVE)
+	SKIP_REASON(NUMAB_SKIP_IGNORE_PID, NUMASCAN_SKIP_IGNORE_PID)
+	SKIP_REASON(NUMAB_SKIP_SEQ_COMPLETED, NUMASCAN_SKIP_SEQ_COMPLETED)
+	return NUMASCAN_SKIP_OTHER;
+}
+
+static __always_inline int vma_skipped(struct vm_area_struct *vma, int reason)
+{
+	__u32 bank = current_bank();
+	struct numascan_vma *row;
+
+	if (!bank)
+		return 0;
+	counter_add_if(bank, &counters, NUMASCAN_VMA_SKIPS, 1);
+	counter_add_if(bank, &counters, NUMASCAN_VMA_SKIPS_BY_REASON + skip_slot(reason), 1);
+	count_process(bank, NP_VMA_SKIPS, 1);
+	row = vma_row(bank, BPF_CORE_READ(vma, vm_start), BPF_CORE_READ(vma, vm_end));
+	if (row)
+		row_add(row->counts, NV_VMA_SKIPS, bank, 1);
+	return 0;
+}
+
+TRACEPOINT_HOOK(sched_skip_vma_numa, vma_skipped(vma, reason), struct mm_struct *mm,
+		struct vm_area_struct *vma, int reason)
+
+/* -------------------------------------------------------------- migrations */
+
+/*
+ * mm_migrate_pages, in the migrating task's context (for NUMA
+ * misplacement, the faulting task). 6.1's event has 7 arguments,
+ * 6.12's 8 (large_folio_split before mode and reason): user space sets
+ * the position of reason, and the verifier never visits the other
+ * branch (rodata is known at load), so a read past the last argument is
+ * never checked against the 7-argument tracepoint.
+ */
+const volatile __u32 migrate_reason_arg = 6;
+
+static __always_inline int pages_migrated(__u64 succeeded, __u64 failed, int reason)
+{
+	__u32 bank;
+
+	if (reason != bpf_core_enum_value(enum migrate_reason, MR_NUMA_MISPLACED))
+		return 0;
+	bank = current_bank();
+	counter_add_if(bank, &counters, NUMASCAN_PAGES_MIGRATED, succeeded);
+	counter_add_if(bank, &counters, NUMASCAN_PAGES_MIGRATE_FAILED, failed);
+	return 0;
+}
+
+static __always_inline int migrate_pages_args(__u64 *args)
+{
+	__u64 reason;
+
+	if (migrate_reason_arg == 7) {
+		reason = args[7];
+		barrier_var(reason);
+	} else {
+		reason = args[6];
+		barrier_var(reason);
+	}
+	return pages_migrated(args[0], args[1], (int)reason);
+}
+
+SEC("tp_btf/mm_migrate_pages")
+int mm_migrate_pages__tp_btf(__u64 *ctx)
+{
+	return migrate_pages_args(ctx);
+}
+
+SEC("raw_tp/mm_migrate_pages")
+int mm_migrate_pages__raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	return migrate_pages_args(ctx->args);
+}
+
+/* The classic record, by field name with CO-RE. */
+SEC("tracepoint/migrate/mm_migrate_pages")
+int mm_migrate_pages__tp(struct trace_event_raw_mm_migrate_pages *ctx)
+{
+	return pages_migrated(ctx->succeeded, ctx->failed, ctx->reason);
+}
+
+static __always_inline int migrate_enter(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = current_tid();
+
+	bpf_map_update_elem(&migrate_starts, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int migrate_leave(void)
+{
+	__u32 tid = current_tid(), bank = current_bank();
+	__u64 *start = bpf_map_lookup_elem(&migrate_starts, &tid), ns;
+
+	if (!start)
+		return 0;
+	ns = bpf_ktime_get_ns() - *start;
+	counter_add_if(bank, &counters, NUMASCAN_MIGRATE_CALLS, 1);
+	hist_record_if(bank, &counters, NUMASCAN_MIGRATE_HIST, NUMASCAN_TIME_SLOTS,
+		       log2_slot(ns), ns);
+	bpf_map_delete_elem(&migrate_starts, &tid);
+	return 0;
+}
+
+SEC("fentry/migrate_misplaced_folio")
+int BPF_PROG(migrate_misplaced__fentry)
+{
+	return migrate_enter();
+}
+
+SEC("fexit/migrate_misplaced_folio")
+int BPF_PROG(migrate_misplaced__fexit)
+{
+	return migrate_leave();
+}
+
+SEC("kprobe/migrate_misplaced_folio")
+int BPF_KPROBE(migrate_misplaced__kprobe)
+{
+	return migrate_enter();
+}
+
+SEC("kretprobe/migrate_misplaced_folio")
+int BPF_KRETPROBE(migrate_misplaced__kretprobe)
+{
+	return migrate_leave();
+}
+
+/* ------------------------------------------------------- task placement */
+
+static __always_inline int task_placed(struct task_struct *p, __u32 counter)
+{
+	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(p))
+		return 0;
+	counter_add(&counters, counter, 1);
+	return 0;
+}
+
+TRACEPOINT_HOOK(sched_move_numa, task_placed(p, NUMASCAN_TASK_MOVES), struct task_struct *p)
+TRACEPOINT_HOOK(sched_swap_numa, task_placed(p, NUMASCAN_TASK_SWAPS), struct task_struct *p)
+TRACEPOINT_HOOK(sched_stick_numa, task_placed(p, NUMASCAN_TASK_STICKS), struct task_struct *p)

@@ -4,28 +4,140 @@
 
 #include "bpf/table.h"
 
+#define NUMASCAN_TIME_SLOTS 40
+
+/*
+ * sched_skip_vma_numa's reasons (enum numa_vmaskip_reason, 6.7+), in our
+ * own fixed order: the BPF side maps the kernel's values with CO-RE, so
+ * a reordered or extended enum lands in the right (or the "other") slot.
+ */
+enum numascan_skip_reason {
+	NUMASCAN_SKIP_UNSUITABLE,
+	NUMASCAN_SKIP_SHARED_RO,
+	NUMASCAN_SKIP_INACCESSIBLE,
+	NUMASCAN_SKIP_SCAN_DELAY,
+	NUMASCAN_SKIP_PID_INACTIVE,
+	NUMASCAN_SKIP_IGNORE_PID,
+	NUMASCAN_SKIP_SEQ_COMPLETED,
+	NUMASCAN_SKIP_OTHER,
+	NUMASCAN_NR_SKIP_REASONS,
+};
+
 enum numascan_counter {
 	NUMASCAN_USER_PAGE_FAULTS,	/* page_fault_user of a selected task */
-	NUMASCAN_VMA_SKIPS,		/* sched_skip_vma_numa (6.7+) */
-	NUMASCAN_HINT_FAULTS,		/* task_numa_fault() calls */
+	/* task_numa_fault() calls, by what its flags and last_cpupid say */
+	NUMASCAN_HINT_FAULTS,
+	NUMASCAN_HINT_FAULTS_LOCAL,
+	NUMASCAN_HINT_FAULTS_REMOTE,
+	NUMASCAN_HINT_FAULTS_PRIVATE,
+	NUMASCAN_HINT_FAULTS_SHARED,
+	NUMASCAN_HINT_FAULT_PAGES,
+	NUMASCAN_HINT_FAULTS_MIGRATED,
+	NUMASCAN_HINT_FAULTS_MIGRATE_FAILED,
+	/* hint faults whose VMA the fault path did not show (no VMA row) */
+	NUMASCAN_HINT_FAULTS_NO_VMA,
+	/* task_numa_work(): every run, and the runs that took the scan */
+	NUMASCAN_SCAN_WORK_CALLS,
+	NUMASCAN_SCAN_PASSES,
+	/* change_prot_numa(): calls (one VMA chunk each) and PTEs updated */
+	NUMASCAN_SCAN_CHUNKS,
+	NUMASCAN_PTE_UPDATES,
+	/* sched_skip_vma_numa: all, then one slot per numascan_skip_reason */
+	NUMASCAN_VMA_SKIPS,
+	NUMASCAN_VMA_SKIPS_BY_REASON,
+	/* mm_migrate_pages with reason MR_NUMA_MISPLACED */
+	NUMASCAN_PAGES_MIGRATED = NUMASCAN_VMA_SKIPS_BY_REASON + NUMASCAN_NR_SKIP_REASONS,
+	NUMASCAN_PAGES_MIGRATE_FAILED,
+	/* migrate_misplaced_folio() (migrate_misplaced_page() before 6.7) */
+	NUMASCAN_MIGRATE_CALLS,
+	/* sched_move_numa, sched_swap_numa, sched_stick_numa */
+	NUMASCAN_TASK_MOVES,
+	NUMASCAN_TASK_SWAPS,
+	NUMASCAN_TASK_STICKS,
+	NUMASCAN_SCAN_PASS_HIST,	/* task_numa_work() passes, ns */
+	NUMASCAN_MIGRATE_HIST = NUMASCAN_SCAN_PASS_HIST + NUMASCAN_TIME_SLOTS + 1,
+	/*
+	 * Written by user space only (never by a program): /proc/vmstat
+	 * deltas since the start and the cost formula (numascan.c).
+	 */
+	NUMASCAN_VMSTAT_HINT_FAULTS = NUMASCAN_MIGRATE_HIST + NUMASCAN_TIME_SLOTS + 1,
+	NUMASCAN_VMSTAT_HINT_FAULTS_LOCAL,
+	NUMASCAN_VMSTAT_PTE_UPDATES,
+	NUMASCAN_VMSTAT_HUGE_PTE_UPDATES,
+	NUMASCAN_VMSTAT_PAGES_MIGRATED,
+	NUMASCAN_AUTONUMA_COST,
+	NUMASCAN_VMSTAT_AUTONUMA_COST,
 	NUMASCAN_NR_COUNTERS,
 };
 
-/* The per-process table: the same events, by the process they are about. */
+/* Tables' slots in table_drops (lib/bpf/table.bpf.h). */
+enum numascan_table_slot {
+	NUMASCAN_PROCESS_DROPS,
+	NUMASCAN_VMA_DROPS,
+	NUMASCAN_NODE_PAIR_DROPS,
+};
+
+/* Per process: the faulting or scanning task's. */
 enum numascan_process_counter {
 	NP_USER_PAGE_FAULTS,
+	NP_HINT_FAULTS,
+	NP_HINT_FAULTS_LOCAL,
+	NP_HINT_FAULTS_MIGRATED,
+	NP_SCAN_PASSES,
+	NP_PTE_UPDATES,
 	NP_VMA_SKIPS,
 	NP_NR,
 };
 
 #define NUMASCAN_MAX_PROCESSES 10240
-/* The process table's slot in table_drops (lib/bpf/table.bpf.h). */
-#define NUMASCAN_PROCESS_DROPS 0
 
 /* Shared by every CPU (atomic adds): one row per process, not per CPU. */
 struct numascan_process {
 	char comm[16];
 	__u64 counts[NP_NR * SCHEDSCAN_BANKS];	/* SCHEDSCAN_SLOT(NP_*, bank) */
+};
+
+/* Per VMA of a process, keyed by its start when the event saw it. */
+enum numascan_vma_counter {
+	NV_SCANS,		/* scan passes that updated some of its PTEs */
+	NV_PTE_UPDATES,
+	NV_HINT_FAULTS,
+	NV_HINT_FAULTS_LOCAL,
+	NV_VMA_SKIPS,
+	NV_NR,
+};
+
+#define NUMASCAN_MAX_VMAS 16384
+
+struct numascan_vma_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start;
+};
+
+struct numascan_vma {
+	__u64 end;
+	__u64 last_pass;	/* the pass (its start time) that last scanned it */
+	__u64 counts[NV_NR * SCHEDSCAN_BANKS];
+};
+
+/* Hint faults by the faulting CPU's node and the memory's node. */
+enum numascan_node_pair_counter {
+	NN_HINT_FAULTS,
+	NN_HINT_FAULT_PAGES,
+	NN_HINT_FAULTS_MIGRATED,
+	NN_NR,
+};
+
+#define NUMASCAN_MAX_NODE_PAIRS 4096
+
+struct numascan_node_pair_key {
+	__u32 cpu_node;
+	__u32 mem_node;
+};
+
+struct numascan_node_pair {
+	__u64 counts[NN_NR * SCHEDSCAN_BANKS];
 };
 
 #endif

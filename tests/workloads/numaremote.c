@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * numaremote: THREADS threads pinned to the CPUs of node CPU_NODE keep
+ * writing a buffer whose pages were placed on node MEM_NODE (mbind
+ * MPOL_BIND for the first touch, then MPOL_DEFAULT so that NUMA
+ * balancing may move them): remote hint faults, then migrations
+ * MEM_NODE -> CPU_NODE, then local faults. No libnuma: raw syscalls.
+ *
+ * It reports what the kernel says, for tests to hold a tracer against:
+ *   numaremote pid PID
+ *   numaremote placed PAGES on_mem_node N          (after the first touch)
+ *   numaremote end on_cpu_node N on_mem_node M pages PAGES
+ * (move_pages(2) with no target nodes returns each page's node.) The
+ * threads also write a small malloc'd array, so the process has a
+ * [heap] VMA with hint faults.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/mempolicy.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *buffer, *heap;
+static size_t buffer_size, heap_size = 64 << 10;
+static double deadline;
+static cpu_set_t node_cpus;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *toucher(void *arg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char value = (unsigned char)(long)arg;
+
+	if (sched_setaffinity(0, sizeof(node_cpus), &node_cpus))
+		perror("sched_setaffinity");
+	while (now() < deadline) {
+		for (size_t off = 0; off < buffer_size; off += page)
+			buffer[off] = value++;
+		for (size_t off = 0; off < heap_size; off += page)
+			heap[off] = value;
+	}
+	return NULL;
+}
+
+/* The CPUs of a node, from /sys/devices/system/node/nodeN/cpulist. */
+static int read_node_cpus(int node, cpu_set_t *set)
+{
+	char path[128], list[4096], *p = list;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "r");
+	if (!f || !fgets(list, sizeof(list), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	CPU_ZERO(set);
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -1;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++)
+			CPU_SET(c, set);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return CPU_COUNT(set) ? 0 : -1;
+}
+
+static long set_policy(void *addr, size_t len, int mode, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	return syscall(SYS_mbind, addr, len, mode, mode == MPOL_DEFAULT ? NULL : &mask,
+		       mode == MPOL_DEFAULT ? 0 : sizeof(mask) * 8, 0);
+}
+
+/* How many of the buffer's pages sit on node a and on node b. */
+static int count_nodes(int a, int b, long *on_a, long *on_b, long *pages)
+{
+	long page = sysconf(_SC_PAGESIZE), n = (long)(buffer_size / page);
+	void **addrs = calloc(n, sizeof(*addrs));
+	int *status = calloc(n, sizeof(*status));
+
+	if (!addrs || !status) {
+		free(addrs);
+		free(status);
+		return -1;
+	}
+	for (long i = 0; i < n; i++)
+		addrs[i] = buffer + i * page;
+	if (syscall(SYS_move_pages, 0, n, addrs, NULL, status, 0)) {
+		perror("move_pages");
+		free(addrs);
+		free(status);
+		return -1;
+	}
+	*on_a = *on_b = 0;
+	for (long i = 0; i < n; i++) {
+		*on_a += status[i] == a;
+		*on_b += status[i] == b;
+	}
+	*pages = n;
+	free(addrs);
+	free(status);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: numaremote [-t THREADS] [-m MB] [-s SECONDS] [-c CPU_NODE] [-M MEM_NODE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long threads = 4, megabytes = 64, on_cpu, on_mem, pages;
+	int cpu_node = 0, mem_node = 1, opt;
+	double seconds = 5;
+	pthread_t *tids;
+	char *end;
+
+	while ((opt = getopt(argc, argv, "t:m:s:c:M:")) != -1) {
+		switch (opt) {
+		case 't':
+			threads = strtol(optarg, &end, 10);
+			if (*end || threads <= 0 || threads > 1024)
+				usage();
+			break;
+		case 'm':
+			megabytes = strtol(optarg, &end, 10);
+			if (*end || megabytes <= 0)
+				usage();
+			break;
+		case 's':
+			seconds = strtod(optarg, &end);
+			if (*end || seconds <= 0)
+				usage();
+			break;
+		case 'c':
+			cpu_node = (int)strtol(optarg, &end, 10);
+			if (*end || cpu_node < 0 || cpu_node > 63)
+				usage();
+			break;
+		case 'M':
+			mem_node = (int)strtol(optarg, &end, 10);
+			if (*end || mem_node < 0 || mem_node > 63)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (read_node_cpus(cpu_node, &node_cpus)) {
+		fprintf(stderr, "numaremote: node %d has no CPUs listed\n", cpu_node);
+		return 1;
+	}
+	printf("numaremote pid %d\n", getpid());
+	fflush(stdout);
+	buffer_size = (size_t)megabytes << 20;
+	buffer = mmap(NULL, buffer_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	heap = malloc(heap_size);
+	if (buffer == MAP_FAILED || !heap) {
+		perror("numaremote: allocating");
+		return 1;
+	}
+	/* 4 KiB pages: one hint fault per page, and move_pages() per page. */
+	madvise(buffer, buffer_size, MADV_NOHUGEPAGE);
+	if (set_policy(buffer, buffer_size, MPOL_BIND, mem_node)) {
+		fprintf(stderr, "numaremote: mbind to node %d: %s\n", mem_node, strerror(errno));
+		return 1;
+	}
+	memset(buffer, 1, buffer_size);
+	memset(heap, 1, heap_size);
+	/* The pages stay where they are; NUMA balancing may now move them. */
+	if (set_policy(buffer, buffer_size, MPOL_DEFAULT, 0)) {
+		fprintf(stderr, "numaremote: mbind default: %s\n", strerror(errno));
+		return 1;
+	}
+	if (count_nodes(cpu_node, mem_node, &on_cpu, &on_mem, &pages))
+		return 1;
+	printf("numaremote placed %ld on_mem_node %ld\n", pages, on_mem);
+	fflush(stdout);
+	deadline = now() + seconds;
+	tids = calloc(threads, sizeof(*tids));
+	if (!tids)
+		return 1;
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&tids[i], NULL, toucher, (void *)i)) {
+			perror("pthread_create");
+			return 1;
+		}
+	for (long i = 0; i < threads; i++)
+		pthread_join(tids[i], NULL);
+	if (count_nodes(cpu_node, mem_node, &on_cpu, &on_mem, &pages))
+		return 1;
+	printf("numaremote end on_cpu_node %ld on_mem_node %ld pages %ld\n", on_cpu, on_mem,
+	       pages);
+	free(tids);
+	return 0;
+}
