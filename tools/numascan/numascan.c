@@ -12,13 +12,18 @@
  * Every number is defined in docs/metrics.md.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "compare.h"
 #include "preflight.h"
 #include "probe.h"
 #include "procmaps.h"
+#include "runloop.h"
 #include "tool.h"
 #include "vmstat.h"
 #include "numascan.h"
@@ -171,10 +176,66 @@ static const struct table_column vma_columns[] = {
 };
 
 struct numascan {
+	/* Mappings of the processes in the vmas table, read while they live. */
 	struct procmaps_cache maps;
+	pthread_mutex_t maps_lock;
+	pthread_t namer;
+	int vma_fd;
+	/* The naming thread's stop flag and its wake-up, under stop_lock. */
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	bool stop_naming, naming;
 	struct vmstat_numa vmstat_start, vmstat_last;
 	bool have_vmstat;
 };
+
+/* The name of a VMA row's mapping: start 0 holds the faults without a VMA. */
+static void vma_name(struct numascan *ns, const struct numascan_vma_key *k, char *out,
+		     size_t len)
+{
+	if (!k->start) {
+		snprintf(out, len, "?");
+		return;
+	}
+	pthread_mutex_lock(&ns->maps_lock);
+	procmaps_name(&ns->maps, k->tgid, k->start, out, len);
+	pthread_mutex_unlock(&ns->maps_lock);
+}
+
+/*
+ * Reads the maps of every process with a VMA row twice a second, so that
+ * a process that exits before the next report still gets its names (the
+ * reports may be minutes apart, or only the summary).
+ */
+static void *name_vmas(void *arg)
+{
+	struct numascan *ns = arg;
+	bool stop = false;
+
+	while (!stop) {
+		struct numascan_vma_key key, next, *prev = NULL;
+		char name[TABLE_LABEL_LEN];
+		struct timespec until;
+
+		while (!bpf_map_get_next_key(ns->vma_fd, prev, &next)) {
+			key = next;
+			prev = &key;
+			vma_name(ns, &key, name, sizeof(name));
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 500 * 1000 * 1000;
+		if (until.tv_nsec >= 1000 * 1000 * 1000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		pthread_mutex_lock(&ns->stop_lock);
+		if (!ns->stop_naming)
+			pthread_cond_timedwait(&ns->stop_cond, &ns->stop_lock, &until);
+		stop = ns->stop_naming;
+		pthread_mutex_unlock(&ns->stop_lock);
+	}
+	return NULL;
+}
 
 /* A VMA's mapping name (resolved while the process lives) and its end. */
 static void vma_labels(void *ctx, const void *key, const struct map_dump *d,
@@ -184,7 +245,7 @@ static void vma_labels(void *ctx, const void *key, const struct map_dump *d,
 	struct numascan *ns = ctx;
 
 	if (!out[0][0])
-		procmaps_name(&ns->maps, k->tgid, k->start, out[0], TABLE_LABEL_LEN);
+		vma_name(ns, k, out[0], TABLE_LABEL_LEN);
 	if (d && !out[1][0]) {
 		const struct numascan_vma *v = map_dump_value(d, i, 0);
 
@@ -337,6 +398,7 @@ int main(int argc, char **argv)
 	struct numascan_bpf *obj;
 	const struct hook *hint_vma;
 	const char *fault_tier;
+	bool vma_rows;
 	char param[64];
 	struct tool tool;
 	int ret = 1;
@@ -352,6 +414,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	procmaps_cache_init(&ns.maps, NULL);
+	pthread_mutex_init(&ns.maps_lock, NULL);
+	pthread_mutex_init(&ns.stop_lock, NULL);
+	pthread_cond_init(&ns.stop_cond, NULL);
 	selection_from_opts(&obj->rodata->schedscan_filter, &opts);
 	obj->rodata->cpupid_unset = cpupid_unset_value();
 	obj->rodata->migrate_reason_arg =
@@ -370,8 +435,9 @@ int main(int argc, char **argv)
 			   tool_tier(&tool, (1U << NR_HOOKS) - 1), false))
 		goto out;
 	/* VMA rows from whichever of faults, scans and skips is traced. */
-	if ((tool_has_hooks(&tool, FAULTS | HOOK_BIT(HOOK_HINT_VMA)) ||
-	     tool_has_hooks(&tool, PTES) || tool_has_hooks(&tool, SKIPS)) &&
+	vma_rows = tool_has_hooks(&tool, FAULTS | HOOK_BIT(HOOK_HINT_VMA)) ||
+		   tool_has_hooks(&tool, PTES) || tool_has_hooks(&tool, SKIPS);
+	if (vma_rows &&
 	    tool_add_table(&tool, &vmas, &vma_table, obj->maps.vma_counters,
 			   obj->maps.table_drops, &ns,
 			   tool_tier(&tool, FAULTS | HOOK_BIT(HOOK_HINT_VMA) | PTES | SKIPS),
@@ -383,10 +449,28 @@ int main(int argc, char **argv)
 		goto out;
 	if (tool_attach(&tool))
 		goto out;
+	if (vma_rows) {
+		ns.vma_fd = bpf_map__fd(obj->maps.vma_counters);
+		if (run_start_thread(&ns.namer, name_vmas, &ns)) {
+			fprintf(stderr, "numascan: starting the VMA naming thread failed\n");
+			goto out;
+		}
+		ns.naming = true;
+	}
 	ret = tool_run(&tool);
 out:
+	if (ns.naming) {
+		pthread_mutex_lock(&ns.stop_lock);
+		ns.stop_naming = true;
+		pthread_cond_signal(&ns.stop_cond);
+		pthread_mutex_unlock(&ns.stop_lock);
+		pthread_join(ns.namer, NULL);
+	}
 	tool_destroy(&tool);
 	numascan_bpf__destroy(obj);
 	procmaps_cache_free(&ns.maps);
+	pthread_mutex_destroy(&ns.maps_lock);
+	pthread_mutex_destroy(&ns.stop_lock);
+	pthread_cond_destroy(&ns.stop_cond);
 	return ret;
 }
