@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * numaremote: THREADS threads pinned to the CPUs of node CPU_NODE keep
- * writing a buffer whose pages were placed on node MEM_NODE (mbind
- * MPOL_BIND for the first touch, then MPOL_DEFAULT so that NUMA
- * balancing may move them): remote hint faults, then migrations
- * MEM_NODE -> CPU_NODE, then local faults. No libnuma: raw syscalls.
+ * numaremote: THREADS threads (and the main one) pinned to the CPUs of
+ * node CPU_NODE keep writing a buffer whose pages were placed on node
+ * MEM_NODE (mbind MPOL_BIND for the first touch, then MPOL_DEFAULT so
+ * that NUMA balancing may move them): remote hint faults, then
+ * migrations MEM_NODE -> CPU_NODE, then local faults. No libnuma: raw
+ * syscalls.
  *
  * It reports what the kernel says, for tests to hold a tracer against:
  *   numaremote pid PID
@@ -172,6 +173,14 @@ int main(int argc, char **argv)
 	}
 	if (read_node_cpus(cpu_node, &node_cpus)) {
 		fprintf(stderr, "numaremote: node %d has no CPUs listed\n", cpu_node);
+		return 1;
+	}
+	/*
+	 * Every thread on CPU_NODE, this one too: it touches its heap and
+	 * stack after the scanner marked them (move_pages' arrays).
+	 */
+	if (sched_setaffinity(0, sizeof(node_cpus), &node_cpus)) {
+		perror("numaremote: sched_setaffinity");
 		return 1;
 	}
 	printf("numaremote pid %d\n", getpid());
