@@ -78,7 +78,6 @@ struct vma_span {
 	} name SEC(".maps")
 
 THREAD_STATE_MAP(scan_passes, struct scan_pass);
-THREAD_STATE_MAP(fault_vmas, struct vma_span);
 THREAD_STATE_MAP(scan_vmas, struct vma_span);
 THREAD_STATE_MAP(migrate_starts, __u64);
 
@@ -162,35 +161,109 @@ TRACEPOINT_HOOK(page_fault_user, user_page_fault())
 /* ------------------------------------------------------------ hint faults */
 
 /*
- * The fault path names the VMA just before task_numa_fault(), which does
- * not: numa_migrate_prep(page|folio, vma|vmf, ...) before 6.11,
- * numa_migrate_check(folio, vmf, ...) since. Both count the vmstat hint
- * fault, so every task_numa_fault() call of a hint fault follows one.
+ * A hint fault is counted where /proc/vmstat counts it: in
+ * numa_migrate_prep(page, vma, addr, page_nid, int *flags) (6.1),
+ * numa_migrate_check(folio, vmf, addr, int *flags, ...) (6.12), which
+ * sets TNF_FAULT_LOCAL in *flags when the page is on the faulting CPU's
+ * node, as it counts numa_hint_faults_local. The fault path then calls
+ * task_numa_fault(), except after a failed migration whose PTE changed
+ * meanwhile (seen: 0.05-0.2% of the faults of threads racing for pages).
  */
-static __always_inline int hint_vma_seen(void *vma_or_vmf)
+struct hint_call {
+	__u64 start, end;	/* the VMA */
+	__u64 flags;		/* the int *flags the function fills */
+};
+
+THREAD_STATE_MAP(hint_calls, struct hint_call);
+
+static __always_inline int hint_enter(void *vma_or_vmf, void *flags)
 {
 	struct vm_area_struct *vma = vma_or_vmf;
-	struct vma_span span;
+	struct hint_call call = { .flags = (__u64)flags };
 	__u32 tid = current_tid();
 
 	if (hint_vma_in_vmf)
 		vma = BPF_CORE_READ((struct vm_fault *)vma_or_vmf, vma);
-	span.start = BPF_CORE_READ(vma, vm_start);
-	span.end = BPF_CORE_READ(vma, vm_end);
-	bpf_map_update_elem(&fault_vmas, &tid, &span, BPF_ANY);
+	call.start = BPF_CORE_READ(vma, vm_start);
+	call.end = BPF_CORE_READ(vma, vm_end);
+	bpf_map_update_elem(&hint_calls, &tid, &call, BPF_ANY);
 	return 0;
 }
 
-SEC("fentry/numa_migrate_check")
-int BPF_PROG(hint_vma__fentry, void *folio, void *vma_or_vmf)
+static __always_inline int hint_leave(void)
 {
-	return hint_vma_seen(vma_or_vmf);
+	__u32 tid = current_tid(), bank = current_bank();
+	struct hint_call *call = bpf_map_lookup_elem(&hint_calls, &tid);
+	struct numascan_process *process;
+	struct numascan_vma *vma;
+	int flags = 0;
+	bool local;
+
+	if (!call)
+		return 0;
+	bpf_probe_read_kernel(&flags, sizeof(flags), (void *)call->flags);
+	local = flags & TNF_FAULT_LOCAL;
+	if (bank) {
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS, 1);
+		counter_add_if(bank, &counters,
+			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
+		process = process_row(bank);
+		if (process && !mutation_drops()) {
+			row_add(process->counts, NP_HINT_FAULTS, bank, 1);
+			if (local)
+				row_add(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
+		}
+		vma = vma_row(bank, call->start, call->end);
+		if (vma) {
+			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
+			if (local)
+				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
+		}
+	}
+	bpf_map_delete_elem(&hint_calls, &tid);
+	return 0;
+}
+
+/*
+ * Set by user space: the position of int *flags (5th on 6.1, 4th on
+ * 6.12); whether the hook above is attached (else task_numa_fault()
+ * feeds the rows, and the VMA is unknown: the row of start 0).
+ */
+const volatile __u32 hint_flags_arg = 4;
+const volatile bool hint_at_prep = false;
+
+SEC("fentry/numa_migrate_check")
+int BPF_PROG(hint_vma__fentry)
+{
+	__u64 flags;
+
+	if (hint_flags_arg == 3) {
+		flags = ctx[3];
+		barrier_var(flags);
+	} else {
+		flags = ctx[4];
+		barrier_var(flags);
+	}
+	return hint_enter((void *)ctx[1], (void *)flags);
+}
+
+SEC("fexit/numa_migrate_check")
+int BPF_PROG(hint_vma__fexit)
+{
+	return hint_leave();
 }
 
 SEC("kprobe/numa_migrate_check")
-int BPF_KPROBE(hint_vma__kprobe, void *folio, void *vma_or_vmf)
+int BPF_KPROBE(hint_vma__kprobe, void *folio, void *vma_or_vmf, unsigned long addr,
+	       void *arg3, void *arg4)
 {
-	return hint_vma_seen(vma_or_vmf);
+	return hint_enter(vma_or_vmf, hint_flags_arg == 3 ? arg3 : arg4);
+}
+
+SEC("kretprobe/numa_migrate_check")
+int BPF_KRETPROBE(hint_vma__kretprobe)
+{
+	return hint_leave();
 }
 
 /*
@@ -220,67 +293,66 @@ static __always_inline void count_node_pair(__u32 bank, int mem_node, int pages,
 			   NUMASCAN_NODE_PAIR_DROPS);
 	if (!row)
 		return;
-	row_add(row->counts, NN_HINT_FAULTS, bank, 1);
-	row_add(row->counts, NN_HINT_FAULT_PAGES, bank, pages);
+	row_add(row->counts, NN_TASK_FAULTS, bank, 1);
+	row_add(row->counts, NN_TASK_FAULT_PAGES, bank, pages);
 	if (flags & TNF_MIGRATED)
-		row_add(row->counts, NN_HINT_FAULTS_MIGRATED, bank, 1);
+		row_add(row->counts, NN_TASK_FAULTS_MIGRATED, bank, 1);
 }
 
-static __always_inline int hint_fault(int last_cpupid, int mem_node, int pages, int flags)
+/* The fault as task_numa_fault() accounts it to the task. */
+static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, int flags)
 {
-	__u32 tid = current_tid(), bank = current_bank();
+	__u32 bank = current_bank();
 	bool local = flags & TNF_FAULT_LOCAL;
 	struct numascan_process *process;
-	struct numascan_vma *vma;
-	struct vma_span *span;
 
-	span = bpf_map_lookup_elem(&fault_vmas, &tid);
-	if (bank) {
-		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS, 1);
-		counter_add_if(bank, &counters,
-			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
-		counter_add_if(bank, &counters,
-			       fault_is_private(last_cpupid) ? NUMASCAN_HINT_FAULTS_PRIVATE
-							     : NUMASCAN_HINT_FAULTS_SHARED, 1);
-		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULT_PAGES, pages);
+	if (!bank)
+		return 0;
+	counter_add_if(bank, &counters, NUMASCAN_TASK_FAULTS, 1);
+	counter_add_if(bank, &counters,
+		       local ? NUMASCAN_TASK_FAULTS_LOCAL : NUMASCAN_TASK_FAULTS_REMOTE, 1);
+	counter_add_if(bank, &counters,
+		       fault_is_private(last_cpupid) ? NUMASCAN_HINT_FAULTS_PRIVATE
+						     : NUMASCAN_HINT_FAULTS_SHARED, 1);
+	counter_add_if(bank, &counters, NUMASCAN_HINT_FAULT_PAGES, pages);
+	if (flags & TNF_MIGRATED)
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATED, 1);
+	if (flags & TNF_MIGRATE_FAIL)
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, 1);
+	process = process_row(bank);
+	if (process && !mutation_drops()) {
 		if (flags & TNF_MIGRATED)
-			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATED, 1);
-		if (flags & TNF_MIGRATE_FAIL)
-			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, 1);
-		process = process_row(bank);
-		if (process && !mutation_drops()) {
+			row_add(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
+		/* The rows' hint faults from here when the VMA hook is missing. */
+		if (!hint_at_prep) {
 			row_add(process->counts, NP_HINT_FAULTS, bank, 1);
 			if (local)
 				row_add(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
-			if (flags & TNF_MIGRATED)
-				row_add(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
 		}
-		count_node_pair(bank, mem_node, pages, flags);
-		/* Without the VMA, the process's row of start 0: rows add up. */
-		if (!span)
-			counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_NO_VMA, 1);
-		vma = vma_row(bank, span ? span->start : 0, span ? span->end : 0);
+	}
+	if (!hint_at_prep) {
+		struct numascan_vma *vma = vma_row(bank, 0, 0);
+
 		if (vma) {
 			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
 			if (local)
 				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
 		}
 	}
-	if (span)
-		bpf_map_delete_elem(&fault_vmas, &tid);
+	count_node_pair(bank, mem_node, pages, flags);
 	return 0;
 }
 
 SEC("fentry/task_numa_fault")
 int BPF_PROG(task_numa_fault__fentry, int last_cpupid, int mem_node, int pages, int flags)
 {
-	return hint_fault(last_cpupid, mem_node, pages, flags);
+	return task_fault(last_cpupid, mem_node, pages, flags);
 }
 
 SEC("kprobe/task_numa_fault")
 int BPF_KPROBE(task_numa_fault__kprobe, int last_cpupid, int mem_node, int pages, int flags)
 {
-	return hint_fault(last_cpupid, mem_node, pages, flags);
+	return task_fault(last_cpupid, mem_node, pages, flags);
 }
 
 /* ---------------------------------------------------------------- scanning */

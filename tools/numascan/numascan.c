@@ -71,6 +71,7 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 };
 
 #define FAULTS HOOK_BIT(HOOK_TASK_NUMA_FAULT)
+#define HINTS HOOK_BIT(HOOK_HINT_VMA)
 #define SCANS HOOK_BIT(HOOK_TASK_NUMA_WORK)
 #define PTES HOOK_BIT(HOOK_CHANGE_PROT_NUMA)
 #define SKIPS HOOK_BIT(HOOK_SKIP_VMA)
@@ -83,19 +84,25 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 	  .nr_slots = NUMASCAN_TIME_SLOTS, .kind = HIST_LOG2, .has_sum = true, \
 	  .unit = "nsecs", .help = what }
 #define VMSTAT(metric, slot) { .name = metric, .counter = slot, .procfs = true }
+/*
+ * Where vmstat counts them (the VMA hook); else task_numa_fault()'s
+ * count, which misses the faults that return early (an estimate).
+ */
+#define HINT(metric, slot, task_slot)                                          \
+	{ .name = metric, .counter = slot, .needs = HINTS,                     \
+	  .fallback_needs = FAULTS, .fallback_counter = task_slot }
 
 static const struct metric_spec metrics[] = {
 	COUNT("user_page_faults", NUMASCAN_USER_PAGE_FAULTS, HOOK_BIT(HOOK_PAGE_FAULT_USER)),
-	COUNT("numa_hint_faults", NUMASCAN_HINT_FAULTS, FAULTS),
-	COUNT("numa_hint_faults_local", NUMASCAN_HINT_FAULTS_LOCAL, FAULTS),
-	COUNT("numa_hint_faults_remote", NUMASCAN_HINT_FAULTS_REMOTE, FAULTS),
+	HINT("numa_hint_faults", NUMASCAN_HINT_FAULTS, NUMASCAN_TASK_FAULTS),
+	HINT("numa_hint_faults_local", NUMASCAN_HINT_FAULTS_LOCAL, NUMASCAN_TASK_FAULTS_LOCAL),
+	HINT("numa_hint_faults_remote", NUMASCAN_HINT_FAULTS_REMOTE, NUMASCAN_TASK_FAULTS_REMOTE),
+	COUNT("numa_task_faults", NUMASCAN_TASK_FAULTS, FAULTS),
 	COUNT("numa_hint_faults_private", NUMASCAN_HINT_FAULTS_PRIVATE, FAULTS),
 	COUNT("numa_hint_faults_shared", NUMASCAN_HINT_FAULTS_SHARED, FAULTS),
 	COUNT("numa_hint_fault_pages", NUMASCAN_HINT_FAULT_PAGES, FAULTS),
 	COUNT("numa_hint_faults_migrated", NUMASCAN_HINT_FAULTS_MIGRATED, FAULTS),
 	COUNT("numa_hint_faults_migrate_failed", NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, FAULTS),
-	COUNT("numa_hint_faults_no_vma", NUMASCAN_HINT_FAULTS_NO_VMA,
-	      FAULTS | HOOK_BIT(HOOK_HINT_VMA)),
 	{ .name = "numa_hint_local_pct",
 	  .ratio = { "numa_hint_faults_local", NULL, "numa_hint_faults" } },
 	COUNT("numa_scan_work_calls", NUMASCAN_SCAN_WORK_CALLS, SCANS),
@@ -187,6 +194,8 @@ struct numascan {
 	bool stop_naming, naming;
 	struct vmstat_numa vmstat_start, vmstat_last;
 	bool have_vmstat;
+	/* numa_hint_faults from the VMA hook, else from task_numa_fault() */
+	unsigned int hint_counter;
 };
 
 /* The name of a VMA row's mapping: start 0 holds the faults without a VMA. */
@@ -271,9 +280,9 @@ static const struct table_key_field node_pair_keys[] = {
 };
 
 static const struct table_column node_pair_columns[] = {
-	{ "numa_hint_faults", "FAULTS", 10, COLUMN_COUNT, NN_HINT_FAULTS, 0 },
-	{ "numa_hint_fault_pages", "PAGES", 10, COLUMN_COUNT, NN_HINT_FAULT_PAGES, 0 },
-	{ "numa_hint_faults_migrated", "MIGRATED", 10, COLUMN_COUNT, NN_HINT_FAULTS_MIGRATED, 0 },
+	{ "numa_task_faults", "FAULTS", 10, COLUMN_COUNT, NN_TASK_FAULTS, 0 },
+	{ "numa_hint_fault_pages", "PAGES", 10, COLUMN_COUNT, NN_TASK_FAULT_PAGES, 0 },
+	{ "numa_hint_faults_migrated", "MIGRATED", 10, COLUMN_COUNT, NN_TASK_FAULTS_MIGRATED, 0 },
 };
 
 static const struct table_spec node_pair_table = {
@@ -325,7 +334,7 @@ static void numascan_adjust(void *ctx, unsigned long long *counts)
 	struct vmstat_numa now;
 
 	counts[NUMASCAN_AUTONUMA_COST] = autonuma_cost(counts[NUMASCAN_PTE_UPDATES],
-						       counts[NUMASCAN_HINT_FAULTS],
+						       counts[ns->hint_counter],
 						       counts[NUMASCAN_PAGES_MIGRATED]);
 	if (!ns->have_vmstat)
 		return;
@@ -380,7 +389,7 @@ static const char doc[] =
 
 int main(int argc, char **argv)
 {
-	struct numascan ns = {};
+	struct numascan ns = { .hint_counter = NUMASCAN_TASK_FAULTS };
 	struct tool_desc desc = {
 		.name = "numascan",
 		.what = "NUMA hint faults, scanning and migrations",
@@ -424,10 +433,15 @@ int main(int argc, char **argv)
 					    "large_folio_split") >= 0 ? 7 : 6;
 	if (tool_init(&tool, &desc, &opts) || tool_choose_hooks(&tool, obj->obj))
 		goto out;
+	/* numa_migrate_prep(page, vma, addr, nid, flags) or _check(folio, vmf, addr, flags) */
 	hint_vma = tool_hook(&tool, HOOK_HINT_VMA);
-	if (hint_vma->flavour != FLAVOUR_NONE &&
-	    !kernel_func_param_struct(hint_vma->target, 1, param, sizeof(param)))
-		obj->rodata->hint_vma_in_vmf = !strcmp(param, "vm_fault");
+	if (hint_vma->flavour != FLAVOUR_NONE) {
+		obj->rodata->hint_at_prep = true;
+		ns.hint_counter = NUMASCAN_HINT_FAULTS;
+		if (!kernel_func_param_struct(hint_vma->target, 1, param, sizeof(param)))
+			obj->rodata->hint_vma_in_vmf = !strcmp(param, "vm_fault");
+		obj->rodata->hint_flags_arg = obj->rodata->hint_vma_in_vmf ? 3 : 4;
+	}
 	fault_tier = tool_tier(&tool, FAULTS);
 	if (tool_load(&tool, obj->skeleton, obj->maps.counters) ||
 	    tool_add_table(&tool, &processes, &process_table, obj->maps.process_counters,
@@ -435,12 +449,12 @@ int main(int argc, char **argv)
 			   tool_tier(&tool, (1U << NR_HOOKS) - 1), false))
 		goto out;
 	/* VMA rows from whichever of faults, scans and skips is traced. */
-	vma_rows = tool_has_hooks(&tool, FAULTS | HOOK_BIT(HOOK_HINT_VMA)) ||
+	vma_rows = tool_has_hooks(&tool, HINTS) || tool_has_hooks(&tool, FAULTS) ||
 		   tool_has_hooks(&tool, PTES) || tool_has_hooks(&tool, SKIPS);
 	if (vma_rows &&
 	    tool_add_table(&tool, &vmas, &vma_table, obj->maps.vma_counters,
 			   obj->maps.table_drops, &ns,
-			   tool_tier(&tool, FAULTS | HOOK_BIT(HOOK_HINT_VMA) | PTES | SKIPS),
+			   tool_tier(&tool, HINTS | FAULTS | PTES | SKIPS),
 			   false))
 		goto out;
 	if (tool_has_hooks(&tool, FAULTS) &&

@@ -25,17 +25,19 @@ enum numascan_skip_reason {
 
 enum numascan_counter {
 	NUMASCAN_USER_PAGE_FAULTS,	/* page_fault_user of a selected task */
-	/* task_numa_fault() calls, by what its flags and last_cpupid say */
+	/* numa_migrate_prep/check(), where /proc/vmstat counts hint faults */
 	NUMASCAN_HINT_FAULTS,
 	NUMASCAN_HINT_FAULTS_LOCAL,
 	NUMASCAN_HINT_FAULTS_REMOTE,
+	/* task_numa_fault() calls, by what its flags and last_cpupid say */
+	NUMASCAN_TASK_FAULTS,
+	NUMASCAN_TASK_FAULTS_LOCAL,
+	NUMASCAN_TASK_FAULTS_REMOTE,
 	NUMASCAN_HINT_FAULTS_PRIVATE,
 	NUMASCAN_HINT_FAULTS_SHARED,
 	NUMASCAN_HINT_FAULT_PAGES,
 	NUMASCAN_HINT_FAULTS_MIGRATED,
 	NUMASCAN_HINT_FAULTS_MIGRATE_FAILED,
-	/* hint faults whose VMA the fault path did not show (no VMA row) */
-	NUMASCAN_HINT_FAULTS_NO_VMA,
 	/* task_numa_work(): every run, and the runs that took the scan */
 	NUMASCAN_SCAN_WORK_CALLS,
 	NUMASCAN_SCAN_PASSES,
@@ -121,11 +123,11 @@ struct numascan_vma {
 	__u64 counts[NV_NR * SCHEDSCAN_BANKS];
 };
 
-/* Hint faults by the faulting CPU's node and the memory's node. */
+/* task_numa_fault() calls by the faulting CPU's node and the memory's node. */
 enum numascan_node_pair_counter {
-	NN_HINT_FAULTS,
-	NN_HINT_FAULT_PAGES,
-	NN_HINT_FAULTS_MIGRATED,
+	NN_TASK_FAULTS,
+	NN_TASK_FAULT_PAGES,
+	NN_TASK_FAULTS_MIGRATED,
 	NN_NR,
 };
 
