@@ -166,7 +166,8 @@ fi
 # and is woken by its waker, pinned to CPU 0. A spinner keeps CPU 1 busy,
 # so try_to_wake_up() mostly places it off CPU 1: a wakeup migration,
 # which the workload reports itself ("landed CPU N"). The causes follow
-# from its own count.
+# from its own count, whatever it is: how often SIS finds CPU 0 for it
+# depends on the two CPUs' load (clean-clone runs saw 967 and 25 of 1000).
 kind "known answer"
 spin -c 1
 start_tool "$WORK/wl.jsonl" "$WORK/wl.err" idlebal --json --comm wakeloop
@@ -177,7 +178,7 @@ landed=$(awk '$1 == "landed" && $2 != 1 { n += $3 } END { print n + 0 }' "$WORK/
 read -r total wakeups affinity < <(jq -r 'select(.type == "summary") |
 	"\(.metrics.migrations.value) \([.migration_causes.rows[] | select(.cause == "wakeup") | .migrations] | add // 0) \(
 	[.migration_causes.rows[] | select(.cause == "affinity") | .migrations] | add // 0)"' "$WORK/wl.jsonl")
-if [ "$landed" -ge 500 ] && within "$wakeups" "$landed" 2 2 && within "$affinity" "$landed" 2 2; then
+if [ "$landed" -ge 20 ] && within "$wakeups" "$landed" 2 2 && within "$affinity" "$landed" 2 2; then
 	pass "idlebal: wakeloop: $wakeups wakeup migrations for the $landed wakeups that landed off CPU 1, $affinity affinity moves back (of $total migrations; 2% + 2)"
 else
 	fail "idlebal: wakeloop's migrations by cause" \

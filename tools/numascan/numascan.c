@@ -187,7 +187,7 @@ struct numascan {
 	struct procmaps_cache maps;
 	pthread_mutex_t maps_lock;
 	pthread_t namer;
-	int vma_fd;
+	struct map_dump names;	/* the naming thread's copy of the VMA map */
 	/* The naming thread's stop flag and its wake-up, under stop_lock. */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
@@ -222,15 +222,13 @@ static void *name_vmas(void *arg)
 	bool stop = false;
 
 	while (!stop) {
-		struct numascan_vma_key key, next, *prev = NULL;
 		char name[TABLE_LABEL_LEN];
 		struct timespec until;
 
-		while (!bpf_map_get_next_key(ns->vma_fd, prev, &next)) {
-			key = next;
-			prev = &key;
-			vma_name(ns, &key, name, sizeof(name));
-		}
+		/* A batch copy, as the tables read (no key-by-key walk). */
+		if (!map_dump_read(&ns->names))
+			for (__u32 i = 0; i < ns->names.count; i++)
+				vma_name(ns, map_dump_key(&ns->names, i), name, sizeof(name));
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 500 * 1000 * 1000;
 		if (until.tv_nsec >= 1000 * 1000 * 1000) {
@@ -464,8 +462,8 @@ int main(int argc, char **argv)
 	if (tool_attach(&tool))
 		goto out;
 	if (vma_rows) {
-		ns.vma_fd = bpf_map__fd(obj->maps.vma_counters);
-		if (run_start_thread(&ns.namer, name_vmas, &ns)) {
+		if (map_dump_init(&ns.names, bpf_map__fd(obj->maps.vma_counters)) ||
+		    run_start_thread(&ns.namer, name_vmas, &ns)) {
 			fprintf(stderr, "numascan: starting the VMA naming thread failed\n");
 			goto out;
 		}
@@ -480,6 +478,7 @@ out:
 		pthread_mutex_unlock(&ns.stop_lock);
 		pthread_join(ns.namer, NULL);
 	}
+	map_dump_free(&ns.names);
 	tool_destroy(&tool);
 	numascan_bpf__destroy(obj);
 	procmaps_cache_free(&ns.maps);
