@@ -416,11 +416,13 @@ load_spinners() {
     wait $l1 $l2
 }
 load_numascan() { "$WL/memtouch" -t 4 -m 256 -s 3 >/dev/null 2>&1; }
-# Events of other processes fall in the edges (the scan of the tool's own
-# memory, ~1500 PTEs; 39 local hint faults): 8 s of 128 MB make every
-# count large against them (64 MB for 4 s: PTE updates 3.97% wide; 256 MB
-# for 4 s on 6.1: 545 local faults, 6.68%, the pages still migrating).
-load_numaremote() { "$WL/numaremote" -t 4 -m 128 -s 8 -c 0 -M 1 >/dev/null 2>&1; }
+# Events of other processes fall in the edges (a scan pass of some
+# process's memory, 1500-1700 PTEs at once; 39 local hint faults): 8 s of
+# 256 MB make every count large against them (64 MB for 4 s: PTE updates
+# 3.97% wide; 128 MB for 8 s: 2.46% once on 6.12, 67392 PTE updates;
+# 256 MB for 4 s on 6.1: 545 local faults, 6.68%, the pages still
+# migrating).
+load_numaremote() { "$WL/numaremote" -t 4 -m 256 -s 8 -c 0 -M 1 >/dev/null 2>&1; }
 
 # ------------------------------------------- tool counts vs kernel counters
 # bracket_check TOOL MODE METRIC COUNTER TOLERANCE [NAME=PATH...]: the
