@@ -214,6 +214,12 @@ struct sample {
 	double mean, sd;
 };
 
+/* Whether the runs differ at all (beyond the rounding of their mean). */
+static bool spread(const struct sample *s)
+{
+	return s->sd > 1e-9 * (fabs(s->mean) + 1);
+}
+
 struct scalar_cmp {
 	const char *name;
 	bool percent;		/* a ratio in percent; else a counter per second */
@@ -707,7 +713,13 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		else
 			s->change = s->a.mean > 0 ? 100 * (s->b.mean - s->a.mean) / s->a.mean :
 				    s->b.mean > 0 ? INFINITY : 0;
-		if (s->a.n >= 2 && s->b.n >= 2) {
+		/*
+		 * Welch's t weighs a difference against the runs' spread; with
+		 * none on either side (a ratio of whole events that came out the
+		 * same in every run: 0 against 0.1 pt) there is nothing to weigh
+		 * it against, and a certain "change" would be an artefact.
+		 */
+		if (s->a.n >= 2 && s->b.n >= 2 && (spread(&s->a) || spread(&s->b))) {
 			s->tested = true;
 			s->p = stats_welch(s->a.values, (size_t)s->a.n, s->b.values,
 					   (size_t)s->b.n, NULL, NULL);
