@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "compare.h"
 #include "preflight.h"
