@@ -6,7 +6,7 @@
 # header, and the frontend X.c links against lib/ and Debian's libbpf.
 
 TOOLS      := sisscan idlebal numascan
-WORKLOADS  := pingpong spinner memtouch wakeloop numaremote
+WORKLOADS  := pingpong spinner memtouch wakeloop numaremote ownvmas
 BUILD      ?= build
 OBJ        := $(BUILD)/obj
 ARCH       ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -174,11 +174,11 @@ $(BUILD)/static/workloads/kstat: tests/workloads/kstat.c $(LIB_A) | $(BUILD)/sta
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(STATIC_LDLIBS) -o $@
 
-$(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $< -lpthread -o $@
 
-$(BUILD)/static/workloads/%: tests/workloads/%.c | $(BUILD)/static/workloads
+$(BUILD)/static/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(BUILD)/static/workloads
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -lpthread -o $@
 

@@ -21,6 +21,11 @@ enum chart_kind {
 	CHART_TABLE_SHARE_OVER_TIME,
 	/* The summary's table rows as groups, some of their counters as bars. */
 	CHART_TABLE_BARS,
+	/*
+	 * The summary's table as a matrix: values[0] the row key, values[1]
+	 * the column key, values[2] the count in the cell.
+	 */
+	CHART_TABLE_MATRIX,
 };
 
 struct chart_spec {
@@ -39,7 +44,8 @@ static const struct chart_spec chart_specs[] = {
 	{ "idlebal", CHART_TABLE_SHARE_OVER_TIME, "overload_llc", { "overloaded_idle_ns" }, "Overloaded while idle, per LLC (% of each interval)", "%" },
 	{ "idlebal", CHART_TABLE_BARS, "domains", { "lb_balanced", "lb_failed", "lb_gained" }, "Balance passes per domain and idle type, outcomes", "passes" },
 	{ "numascan", CHART_TABLE_BARS, "processes", { "numa_hint_faults", "numa_vma_skips", "user_page_faults" }, "Per process over the run", "events" },
-	{ "numascan", CHART_TABLE_BARS, "vmas", { "numa_scans", "numa_hint_faults", "numa_vma_skips" }, "Per VMA over the run: scans against the hint faults they trapped", "events" },
+	{ "numascan", CHART_TABLE_BARS, "vmas", { "numa_pte_updates", "numa_pte_updates_unfaulted", "numa_hint_faults" }, "Per VMA over the run: PTEs the scans marked (all, by threads that had not faulted there) and hint faults", "pages" },
+	{ "numascan", CHART_TABLE_MATRIX, "node_pairs", { "cpu_node", "mem_node", "numa_task_faults" }, "Hint faults by the faulting CPU's node and the memory's node", NULL },
 };
 
 /* The intervals, or the summary alone when the run printed none. */
@@ -303,6 +309,78 @@ static bool draw_table_bars(struct svg *s, const struct chart_box *box, const st
 	return true;
 }
 
+/* Where key is in keys[0..*n), adding it (up to PLOT_MAX_GROUPS) if new; -1 if full. */
+static int key_slot(unsigned long long *keys, size_t *n, unsigned long long key)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (keys[i] == key)
+			return (int)i;
+	if (*n == PLOT_MAX_GROUPS)
+		return -1;
+	keys[*n] = key;
+	return (int)(*n)++;
+}
+
+static int by_value(const void *x, const void *y)
+{
+	unsigned long long a = *(const unsigned long long *)x, b = *(const unsigned long long *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool draw_table_matrix(struct svg *s, const struct chart_box *box,
+			      const struct chart_spec *spec, const struct jv *summary)
+{
+	const struct jv *rows = jv_get(jv_get(summary, spec->source), "rows");
+	unsigned long long ykeys[PLOT_MAX_GROUPS], xkeys[PLOT_MAX_GROUPS];
+	char ynames[PLOT_MAX_GROUPS][24], xnames[PLOT_MAX_GROUPS][24];
+	const char *ylabels[PLOT_MAX_GROUPS], *xlabels[PLOT_MAX_GROUPS];
+	double count[PLOT_MAX_GROUPS * PLOT_MAX_GROUPS] = { 0 };
+	size_t ny = 0, nx = 0;
+
+	if (!rows || rows->type != JV_ARRAY || !rows->n)
+		return false;
+	/* The keys first, sorted, so that the axes read in order. */
+	for (size_t r = 0; r < rows->n; r++) {
+		unsigned long long y, x;
+
+		if (jv_u64(jv_get(&rows->items[r], spec->values[0]), &y) &&
+		    jv_u64(jv_get(&rows->items[r], spec->values[1]), &x)) {
+			key_slot(ykeys, &ny, y);
+			key_slot(xkeys, &nx, x);
+		}
+	}
+	qsort(ykeys, ny, sizeof(ykeys[0]), by_value);
+	qsort(xkeys, nx, sizeof(xkeys[0]), by_value);
+	for (size_t r = 0; r < rows->n; r++) {
+		unsigned long long y, x, v = 0;
+		int iy, ix;
+
+		if (!jv_u64(jv_get(&rows->items[r], spec->values[0]), &y) ||
+		    !jv_u64(jv_get(&rows->items[r], spec->values[1]), &x))
+			continue;
+		iy = key_slot(ykeys, &ny, y);
+		ix = key_slot(xkeys, &nx, x);
+		if (iy < 0 || ix < 0)
+			continue;
+		jv_u64(jv_get(&rows->items[r], spec->values[2]), &v);
+		count[(size_t)ix * ny + (size_t)iy] += (double)v;
+	}
+	for (size_t i = 0; i < ny; i++) {
+		snprintf(ynames[i], sizeof(ynames[i]), "%llu", ykeys[i]);
+		ylabels[i] = ynames[i];
+	}
+	for (size_t i = 0; i < nx; i++) {
+		snprintf(xnames[i], sizeof(xnames[i]), "%llu", xkeys[i]);
+		xlabels[i] = xnames[i];
+	}
+	if (!nx || !ny)
+		return false;
+	chart_matrix(s, box, spec->title, spec->values[1], spec->values[0], nx, ny, count, xlabels,
+		     ylabels);
+	return true;
+}
+
 int plot_run(const char *tool, const struct jv *records, size_t nr, FILE *out, char *err,
 	     size_t errlen)
 {
@@ -341,6 +419,9 @@ int plot_run(const char *tool, const struct jv *records, size_t nr, FILE *out, c
 			break;
 		case CHART_TABLE_BARS:
 			ok = draw_table_bars(&s, &box, spec, summary);
+			break;
+		case CHART_TABLE_MATRIX:
+			ok = draw_table_matrix(&s, &box, spec, summary);
 			break;
 		}
 		if (!ok) {

@@ -284,6 +284,28 @@ int kernel_func_param_struct(const char *func, int index, char *out, size_t len)
 	return 0;
 }
 
+int kernel_func_param_index(const char *func, const char *name)
+{
+	struct btf *btf = types_btf();
+	const struct btf_type *t;
+	const struct btf_param *params;
+	int id;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	params = btf_params(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, params[i].name_off), name))
+			return i;
+	return -1;
+}
+
 /* The first symbol called name whose kallsyms type is in types. */
 static unsigned long long symbol_address(const char *proc_root, const char *name,
 					 const char *types)

@@ -34,6 +34,8 @@ int kernel_struct_member_offset(const char *struct_name, const char *member_name
  * 0, or -1 if func, the parameter or a struct pointer is missing.
  */
 int kernel_func_param_struct(const char *func, int index, char *out, size_t len);
+/* The position (from 0) of func's parameter called name in the kernel's BTF, or -1. */
+int kernel_func_param_index(const char *func, const char *name);
 /*
  * Address of a text symbol in /proc/kallsyms (below proc_root), or 0
  * (also when kptr_restrict hides addresses).

@@ -230,6 +230,42 @@ void chart_heatmap(struct svg *s, const struct chart_box *box, const char *title
 	}
 }
 
+void chart_matrix(struct svg *s, const struct chart_box *box, const char *title,
+		  const char *x_label, const char *y_label, size_t nx, size_t ny,
+		  const double *count, const char *const *col_labels,
+		  const char *const *row_labels)
+{
+	struct plot_area a = frame(s, box, title, x_label, y_label);
+	double total = 0, side, cw, ch;
+
+	for (size_t i = 0; i < nx * ny; i++)
+		total += count[i];
+	/* Square cells, as large as the area allows. */
+	cw = nx ? a.w / (double)nx : 0;
+	ch = ny ? a.h / (double)ny : 0;
+	side = cw < ch ? cw : ch;
+	for (size_t ix = 0; ix < nx; ix++) {
+		for (size_t iy = 0; iy < ny; iy++) {
+			double v = count[ix * ny + iy], share = total > 0 ? v / total : 0;
+			double x = a.x + side * (double)ix, y = a.y + side * (double)iy;
+			char tip[160];
+
+			snprintf(tip, sizeof(tip), "%s %s, %s %s: %.0f (%.1f%%)", y_label, row_labels[iy],
+				 x_label, col_labels[ix], v, 100 * share);
+			svg_rect(s, x, y, side, side, svg_share_colour(share), "cell", tip);
+			/* A white halo keeps the label readable on every colour of the palette. */
+			out(s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+			       "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">%.0f (%.0f%%)</text>\n",
+			    x + side / 2, y + side / 2 + 4, v, 100 * share);
+		}
+		svg_text(s, a.x + side * ((double)ix + 0.5), a.y + side * (double)ny + 14, "middle", 10,
+			 false, "%s", col_labels[ix]);
+	}
+	for (size_t iy = 0; iy < ny; iy++)
+		svg_text(s, a.x - 4, a.y + side * ((double)iy + 0.5) + 4, "end", 10, false, "%s",
+			 row_labels[iy]);
+}
+
 void chart_lines(struct svg *s, const struct chart_box *box, const char *title,
 		 const char *x_label, const char *y_unit, size_t nx,
 		 const struct chart_series *series, size_t nr_series)

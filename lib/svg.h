@@ -51,6 +51,17 @@ void chart_heatmap(struct svg *s, const struct chart_box *box, const char *title
 		   const char *x_label, const char *y_label, size_t nx, size_t ny,
 		   const double *share, const char *const *row_labels);
 
+/*
+ * A matrix of counts, such as CPU node x memory node: nx columns, ny rows
+ * (row 0 at the top), count[ix * ny + iy]; each cell coloured by its share
+ * of the total and labelled with the count and the share. Draws nx * ny
+ * cells.
+ */
+void chart_matrix(struct svg *s, const struct chart_box *box, const char *title,
+		  const char *x_label, const char *y_label, size_t nx, size_t ny,
+		  const double *count, const char *const *col_labels,
+		  const char *const *row_labels);
+
 struct chart_series {
 	const char *name;
 	const double *values;	/* NAN: no value (a gap) */

@@ -12,6 +12,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 
+/* include/linux/sched.h: a #define, so not in BTF (stable since 2.6). */
+#define PF_KTHREAD 0x00200000
+
 struct cfs_rq___pre_v614 {
 	unsigned int nr_running;
 	unsigned int h_nr_running;

@@ -17,8 +17,6 @@
 #define SCHED_NORMAL 0
 #define SCHED_BATCH 3
 #define SCHED_IDLE 5
-/* include/linux/sched.h, a #define too. */
-#define PF_KTHREAD 0x00200000
 
 /* Words of a CPU mask (nr_cpu_ids / 64 rounded up); set by user space. */
 const volatile __u32 nr_cpu_words = 1;

@@ -6,6 +6,8 @@
 #     the same threads (the workload runs wholly inside the tool's window);
 #   - the vmstat_* metrics within /proc/vmstat deltas read between window
 #     cuts (kstat -c, as the guests' brackets);
+#   - the per-task estimate of hint-fault pages (sched_switch reads of
+#     numa_faults_locality) against /proc/vmstat between the same cuts;
 #   - autonuma_cost from its definition; the vmas rows named as the
 #     process's /proc/PID/maps while it lived.
 # The fentry/kprobe metrics are checked in the guests (tests/vm).
@@ -113,7 +115,7 @@ KSTAT=$BUILD/workloads/kstat
 if start_tool "$WORK/vm.jsonl" "$WORK/vm.err" numascan --json -i 600; then
 	# (this host has no /proc/schedstat: kstat says so and reads the rest)
 	"$KSTAT" -c "$tool,$WORK/vm.jsonl" >"$WORK/kstat.a" 2>"$WORK/kstat.err" &&
-		$MT >/dev/null 2>&1 &&
+		$MT >"$WORK/mt2.out" 2>&1 &&
 		"$KSTAT" -c "$tool,$WORK/vm.jsonl" >"$WORK/kstat.b" 2>>"$WORK/kstat.err"
 	cuts=$?
 fi
@@ -142,6 +144,41 @@ for name in numa_hint_faults numa_hint_faults_local numa_pte_updates numa_pages_
 			"cuts $cuts, exit $status: inner $inner, kernel $delta, outer $outer; $(head -c 200 "$WORK/kstat.err")"
 	fi
 done
+
+# 3. The tracepoint tier's per-task estimate: what each task's own
+# numa_faults_locality[] grew by between its switches, summed over the
+# windows between the two cuts, against /proc/vmstat's numa_hint_faults
+# delta over them (memtouch's pages are 4 KiB: a page a fault). The
+# estimate can only lose (the kernel zeroes the array once a scan
+# sequence, and what a thread faulted since its last switch goes), never
+# gain but for other tasks' counts that lagged into the window: at most
+# 5% less, 1% + 20 more. memtouch's own row holds nearly all of it.
+kind "ground truth"
+a=$(awk '$1 == "vmstat_numa_hint_faults" { print $2 }' "$WORK/kstat.a")
+b=$(awk '$1 == "vmstat_numa_hint_faults" { print $2 }' "$WORK/kstat.b")
+aa=$(awk '$1 == "realtime_after" { print $2 }' "$WORK/kstat.a")
+bb=$(awk '$1 == "realtime_before" { print $2 }' "$WORK/kstat.b")
+read -r est tier estimated < <(jq -r --argjson aa "${aa:-0}" --argjson bb "${bb:-0}" -s '
+	[.[] | select(.type == "interval" and .start >= $aa and .end <= $bb)] as $iv
+	| "\([$iv[] | .metrics.numa_hint_fault_pages.value] | add // 0) \($iv[0].metrics.numa_hint_fault_pages.tier) \($iv[0].metrics.numa_hint_fault_pages.estimated)"' "$WORK/vm.jsonl")
+delta=$(( ${b:-0} - ${a:-0} ))
+if [ "${cuts:-1}" = 0 ] && [ "$delta" -gt 1000 ] && [ "$estimated" = true ] &&
+	[ $((est * 100)) -ge $((delta * 95)) ] && [ $((est * 100)) -le $((delta * 101 + 2000)) ]; then
+	pass "numascan numa_hint_fault_pages (estimated, $tier: tasks' numa_faults_locality at their switches) within 5% below the kernel's numa_hint_faults ($est for $delta, $(awk -v e="$est" -v d="$delta" 'BEGIN { printf "%.2f", 100 * (e - d) / d }')%)"
+else
+	fail "numascan numa_hint_fault_pages (estimated) within 5% below the kernel's numa_hint_faults" \
+		"cuts ${cuts:-?}: tool $est ($tier, estimated $estimated), kernel $delta"
+fi
+kind "known answer"
+mt2_pid=$(awk '/memtouch pid/ { print $3 }' "$WORK/mt2.out")
+row=$(jq -r --argjson p "${mt2_pid:-0}" -s '[.[] | select(.type == "interval") | .processes.rows[]? | select(.tgid == $p) | .numa_hint_fault_pages] | add // 0' "$WORK/vm.jsonl")
+total=$(jq -r -s '[.[] | select(.type == "interval") | .metrics.numa_hint_fault_pages.value] | add // 0' "$WORK/vm.jsonl")
+if [ "${total:-0}" -gt 0 ] && [ $(( ${row:-0} * 100 )) -ge $(( ${total:-0} * 95 )) ]; then
+	pass "numascan processes: memtouch's row holds at least 95% of numa_hint_fault_pages ($row of $total)"
+else
+	fail "numascan processes: memtouch's row holds at least 95% of numa_hint_fault_pages" "row '$row' of '$total'"
+fi
+
 cost=$(metric "$WORK/vm.jsonl" vmstat_autonuma_cost)
 want=$(jq -r 'select(.type == "summary") | .metrics as $m
 	| 7 * $m.vmstat_numa_pte_updates.value + 5000 * $m.vmstat_numa_hint_faults.value

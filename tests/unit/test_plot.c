@@ -123,6 +123,36 @@ static void test_write_error(void)
 	CHECK_CONTAINS(err, "cannot write /nonexistent/dir/x.svg");
 }
 
+/* numascan's node matrix: a cell per CPU node x memory node, empty ones too. */
+static void test_node_matrix(void)
+{
+	const char *text =
+		"{\"type\":\"summary\",\"tool\":\"numascan\",\"duration_s\":1,\"metrics\":{},"
+		"\"node_pairs\":{\"by\":\"cpu_node+mem_node\",\"rows\":["
+		"{\"cpu_node\":1,\"mem_node\":1,\"numa_task_faults\":30},"
+		"{\"cpu_node\":0,\"mem_node\":1,\"numa_task_faults\":50},"
+		"{\"cpu_node\":0,\"mem_node\":0,\"numa_task_faults\":100}]}}";
+	struct jv summary;
+	char *buf = NULL, err[200];
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	CHECK_INT(jv_parse(text, strlen(text), &summary, err, sizeof(err)), 0);
+	CHECK_INT(plot_run("numascan", &summary, 1, mem, err, sizeof(err)), 0);
+	fclose(mem);
+	/* 2 CPU nodes x 2 memory nodes; shares of the 180 faults */
+	CHECK_U64(count(buf, "class=\"cell\""), 4);
+	CHECK_CONTAINS(buf, ">100 (56%)</text>");
+	CHECK_CONTAINS(buf, ">50 (28%)</text>");
+	CHECK_CONTAINS(buf, ">30 (17%)</text>");
+	CHECK_CONTAINS(buf, ">0 (0%)</text>");
+	CHECK_CONTAINS(buf, "<title>cpu_node 0, mem_node 1: 50 (27.8%)</title>");
+	/* the tables it lacks are said to be unmeasured, not drawn empty */
+	CHECK_CONTAINS(buf, "vmas: not measured in this run");
+	free(buf);
+	jv_free(&summary);
+}
+
 static void test_palette(void)
 {
 	/* Shares map onto the viridis steps monotonically; 0 is the background. */
@@ -137,4 +167,5 @@ UNIT_MAIN(UNIT_TEST(test_run_picture),
 	  UNIT_TEST(test_summary_only),
 	  UNIT_TEST(test_nothing_measured),
 	  UNIT_TEST(test_write_error),
+	  UNIT_TEST(test_node_matrix),
 	  UNIT_TEST(test_palette))

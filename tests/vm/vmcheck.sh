@@ -61,7 +61,7 @@ finish() {
 
 # --------------------------------------------------------------- preflight
 missing=""
-for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch workloads/numaremote; do
+for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch workloads/numaremote workloads/ownvmas; do
     [ -x "$static/$t" ] || missing="$missing $t"
 done
 if [ ! -d "$static" ]; then
@@ -253,11 +253,17 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'numascan numa_hint_faults_local \[fentry\]' 'numascan numa_hint_faults_local \[kprobe\]' \
             'numascan numa_pte_updates \[fentry\]' 'numascan numa_pte_updates \[kprobe\]' \
             'numascan numa_pages_migrated \[(tp_btf|raw_tp|tracepoint)\]' \
+            'numascan numa_hint_fault_pages \[(tp_btf|raw_tp)\]' \
             'numascan numa_vma_skips' \
             'numascan --mode fentry: threads on node 0' 'numascan --mode kprobe: threads on node 0' \
             'numascan --mode (fentry|kprobe): numaremote.s remote share falls' \
             'numascan --mode (fentry|kprobe): node_pairs' \
             'numascan --mode (fentry|kprobe): numaremote.s vmas rows are named' \
+            'numascan --mode (fentry|kprobe): ownvmas, a sleeping thread.s buffer' \
+            'numascan --mode (fentry|kprobe): ownvmas, the busy thread.s own buffer' \
+            'numascan --mode (fentry|kprobe): ownvmas with(out)? the PID filter' \
+            'numascan --mode (fentry|kprobe): four threads on one VMA, TIDs picked' \
+            'numascan --mode (fentry|kprobe) --svg: the node matrix' \
             'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied_tick: ' \
             'sisscan --mode (fentry|kprobe) --filter unoccupied: without SMT' \

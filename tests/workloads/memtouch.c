@@ -6,6 +6,7 @@
  * produces real NUMA hint faults and PTE updates when
  * kernel.numa_balancing=1.
  */
+#define _GNU_SOURCE /* cpu_set_t in workload.h */
 #include <pthread.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -15,17 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static char *buffer;
 static size_t buffer_size;
 static double deadline;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *toucher(void *arg)
 {
@@ -52,33 +47,16 @@ int main(int argc, char **argv)
 	long delay_ms = 0;
 	struct rusage start, before, after;
 	pthread_t *tids;
-	char *end;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "t:m:s:w:")) != -1) {
 		switch (opt) {
-		case 't':
-			threads = strtol(optarg, &end, 10);
-			if (*end || threads <= 0 || threads > 1024)
-				usage();
-			break;
-		case 'm':
-			megabytes = strtol(optarg, &end, 10);
-			if (*end || megabytes <= 0)
-				usage();
-			break;
-		case 's':
-			seconds = strtod(optarg, &end);
-			if (*end || seconds <= 0)
-				usage();
-			break;
 		case 'w':
-			delay_ms = strtol(optarg, &end, 10);
-			if (*end || delay_ms < 0)
-				usage();
+			delay_ms = option_long(optarg, 0, 3600000);
 			break;
 		default:
-			usage();
+			if (!sizing_option(opt, 1, &threads, &megabytes, &seconds))
+				usage();
 		}
 	}
 	printf("memtouch pid %d\n", getpid());
@@ -109,10 +87,7 @@ int main(int argc, char **argv)
 	if (!tids)
 		return 1;
 	for (long i = 0; i < threads; i++)
-		if (pthread_create(&tids[i], NULL, toucher, (void *)i)) {
-			perror("pthread_create");
-			return 1;
-		}
+		start_thread(&tids[i], toucher, i);
 	for (long i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	/* The kernel's own count, to check tracers against (all threads). */

@@ -28,18 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static char *buffer, *heap;
 static size_t buffer_size, heap_size = 64 << 10;
 static double deadline;
 static cpu_set_t node_cpus;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *toucher(void *arg)
 {
@@ -60,7 +54,7 @@ static void *toucher(void *arg)
 /* The CPUs of a node, from /sys/devices/system/node/nodeN/cpulist. */
 static int read_node_cpus(int node, cpu_set_t *set)
 {
-	char path[128], list[4096], *p = list;
+	char path[128], list[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
@@ -71,20 +65,7 @@ static int read_node_cpus(int node, cpu_set_t *set)
 		return -1;
 	}
 	fclose(f);
-	CPU_ZERO(set);
-	while (*p && *p != '\n') {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return -1;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi && c < CPU_SETSIZE; c++)
-			CPU_SET(c, set);
-		p = *end == ',' ? end + 1 : end;
-	}
-	return CPU_COUNT(set) ? 0 : -1;
+	return parse_cpulist(list, set, CPU_SETSIZE);
 }
 
 static long set_policy(void *addr, size_t len, int mode, int node)
@@ -138,37 +119,18 @@ int main(int argc, char **argv)
 	int cpu_node = 0, mem_node = 1, opt;
 	double seconds = 5;
 	pthread_t *tids;
-	char *end;
 
 	while ((opt = getopt(argc, argv, "t:m:s:c:M:")) != -1) {
 		switch (opt) {
-		case 't':
-			threads = strtol(optarg, &end, 10);
-			if (*end || threads <= 0 || threads > 1024)
-				usage();
-			break;
-		case 'm':
-			megabytes = strtol(optarg, &end, 10);
-			if (*end || megabytes <= 0)
-				usage();
-			break;
-		case 's':
-			seconds = strtod(optarg, &end);
-			if (*end || seconds <= 0)
-				usage();
-			break;
 		case 'c':
-			cpu_node = (int)strtol(optarg, &end, 10);
-			if (*end || cpu_node < 0 || cpu_node > 63)
-				usage();
+			cpu_node = (int)option_long(optarg, 0, 63);
 			break;
 		case 'M':
-			mem_node = (int)strtol(optarg, &end, 10);
-			if (*end || mem_node < 0 || mem_node > 63)
-				usage();
+			mem_node = (int)option_long(optarg, 0, 63);
 			break;
 		default:
-			usage();
+			if (!sizing_option(opt, 1, &threads, &megabytes, &seconds))
+				usage();
 		}
 	}
 	if (read_node_cpus(cpu_node, &node_cpus)) {
@@ -215,10 +177,7 @@ int main(int argc, char **argv)
 	if (!tids)
 		return 1;
 	for (long i = 0; i < threads; i++)
-		if (pthread_create(&tids[i], NULL, toucher, (void *)i)) {
-			perror("pthread_create");
-			return 1;
-		}
+		start_thread(&tids[i], toucher, i);
 	for (long i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	if (count_nodes(cpu_node, mem_node, &on_cpu, &on_mem, &pages))

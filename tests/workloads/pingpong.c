@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: pingpong [-n ROUND_TRIPS] [-w START_DELAY_MS] [-s]\n"
@@ -66,18 +68,12 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	while ((opt = getopt(argc, argv, "n:w:s")) != -1) {
-		char *end;
-
 		switch (opt) {
 		case 'n':
-			round_trips = strtol(optarg, &end, 10);
-			if (*end || round_trips <= 0)
-				usage();
+			round_trips = option_long(optarg, 1, 1000000000);
 			break;
 		case 'w':
-			delay_ms = strtol(optarg, &end, 10);
-			if (*end || delay_ms < 0)
-				usage();
+			delay_ms = option_long(optarg, 0, 3600000);
 			break;
 		case 's':
 			spread = 1;

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: spinner [-c CPU] [-s SECONDS] [-i]\n"
@@ -19,32 +21,19 @@ static void usage(void)
 	exit(2);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds = 5, end;
 	int cpu = -1, sched_idle = 0, opt;
 	volatile unsigned long spins = 0;
-	char *endp;
 
 	while ((opt = getopt(argc, argv, "c:s:i")) != -1) {
 		switch (opt) {
 		case 'c':
-			cpu = strtol(optarg, &endp, 10);
-			if (*endp || cpu < 0)
-				usage();
+			cpu = (int)option_long(optarg, 0, CPU_SETSIZE - 1);
 			break;
 		case 's':
-			seconds = strtod(optarg, &endp);
-			if (*endp || seconds <= 0)
-				usage();
+			seconds = option_seconds(optarg);
 			break;
 		case 'i':
 			sched_idle = 1;

@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #define MAX_CPUS 1024
 
 static int cpu = 0;
@@ -127,33 +129,6 @@ static void *sleeper(void *arg)
 			landed[where]++;
 	}
 	return NULL;
-}
-
-/* "1-3,5": 0, or -1 on a malformed list. */
-static int parse_cpulist(const char *text, cpu_set_t *set)
-{
-	char *end;
-
-	CPU_ZERO(set);
-	for (;;) {
-		long lo = strtol(text, &end, 10), hi = lo;
-
-		if (end == text || lo < 0 || lo >= MAX_CPUS)
-			return -1;
-		if (*end == '-') {
-			text = end + 1;
-			hi = strtol(text, &end, 10);
-			if (end == text || hi < lo || hi >= MAX_CPUS)
-				return -1;
-		}
-		for (long c = lo; c <= hi; c++)
-			CPU_SET(c, set);
-		if (!*end)
-			return 0;
-		if (*end != ',')
-			return -1;
-		text = end + 1;
-	}
 }
 
 static struct timespec phased_start;
@@ -242,35 +217,29 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "a:bc:n:p:P:s:t:")) != -1) {
 		switch (opt) {
 		case 'a':
-			if (parse_cpulist(optarg, &sleep_allowed))
+			if (parse_cpulist(optarg, &sleep_allowed, MAX_CPUS))
 				usage();
 			break;
 		case 'b':
 			busy_settle = 1;
 			break;
 		case 'c':
-			cpu = atoi(optarg);
+			cpu = (int)option_long(optarg, 0, MAX_CPUS - 1);
 			break;
 		case 'p':
-			sleep_cpu = atoi(optarg);
-			if (sleep_cpu < 0 || sleep_cpu >= MAX_CPUS)
-				usage();
+			sleep_cpu = (int)option_long(optarg, 0, MAX_CPUS - 1);
 			break;
 		case 'n':
-			wakeups = atol(optarg);
+			wakeups = option_long(optarg, 1, 1000000000);
 			break;
 		case 'P':
-			phase_us = atol(optarg);
-			if (phase_us < 0)
-				usage();
+			phase_us = option_long(optarg, 0, 10000000);
 			break;
 		case 's':
-			settle_us = atol(optarg);
+			settle_us = option_long(optarg, 0, 10000000);
 			break;
 		case 't':
-			timer_threads = atoi(optarg);
-			if (timer_threads < 1 || timer_threads > 64)
-				usage();
+			timer_threads = (int)option_long(optarg, 1, 64);
 			break;
 		default:
 			usage();

@@ -77,6 +77,20 @@ struct vma_span {
 		__type(value, value_type);                                     \
 	} name SEC(".maps")
 
+/*
+ * The VMAs each thread took a hint fault on since the tool started, so
+ * that a scan by a thread that never touched the VMA can be told apart
+ * (seed 002: the other threads' scans of a thread's private VMA). LRU:
+ * under pressure the oldest pairs go, and a scan by their thread counts
+ * as unfaulted until its next fault there (docs/metrics.md).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NUMASCAN_MAX_THREAD_VMAS);
+	__type(key, struct numascan_thread_vma);
+	__type(value, __u8);
+} faulted_vmas SEC(".maps");
+
 THREAD_STATE_MAP(scan_passes, struct scan_pass);
 THREAD_STATE_MAP(scan_vmas, struct vma_span);
 THREAD_STATE_MAP(migrate_starts, __u64);
@@ -144,6 +158,24 @@ static __always_inline struct numascan_vma *vma_row(__u32 bank, __u64 start, __u
 	return table_row_if(bank, &vma_counters, &key, &zero, NUMASCAN_VMA_DROPS);
 }
 
+/*
+ * A row keeps the name its process had at its first event: a shell that
+ * forks, faults and then execs the workload would stay "bash". exec()
+ * names the process anew (current is its new leader, renamed by then).
+ */
+static __always_inline int process_exec(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct numascan_process *row = bpf_map_lookup_elem(&process_counters, &tgid);
+
+	if (row)
+		bpf_get_current_comm(row->comm, sizeof(row->comm));
+	return 0;
+}
+
+TRACEPOINT_HOOK(sched_process_exec, process_exec(), struct task_struct *p, pid_t old_pid,
+		struct linux_binprm *bprm)
+
 /* ------------------------------------------------------------ page faults */
 
 static __always_inline int user_page_fault(void)
@@ -190,6 +222,26 @@ static __always_inline int hint_enter(void *vma_or_vmf, void *flags)
 	return 0;
 }
 
+/*
+ * The bit a thread sets in vma_numab_state.pids_active when it faults on
+ * the VMA (vma_set_access_pid_bit(): hash_32(current->pid,
+ * ilog2(BITS_PER_LONG))): two threads with one bit are one thread to the
+ * PID filter.
+ */
+static __always_inline __u64 tid_hash_bit(__u32 tid)
+{
+	return 1ULL << ((tid * 0x61C88647U) >> (32 - 6));
+}
+
+static __always_inline void count_faulting_tid(struct numascan_vma *vma, __u32 bank, __u32 tid)
+{
+	__u64 bit = tid_hash_bit(tid);
+
+	row_add(vma->counts, NV_FAULTING_TIDS, bank, 1);
+	if (__sync_fetch_and_or(&vma->tid_hash_bits, bit) & bit)
+		row_add(vma->counts, NV_TID_HASH_COLLISIONS, bank, 1);
+}
+
 static __always_inline int hint_leave(void)
 {
 	__u32 tid = current_tid(), bank = current_bank();
@@ -204,6 +256,12 @@ static __always_inline int hint_leave(void)
 	bpf_probe_read_kernel(&flags, sizeof(flags), (void *)call->flags);
 	local = flags & TNF_FAULT_LOCAL;
 	if (bank) {
+		struct numascan_thread_vma pair = { .tid = tid, .start = call->start };
+		bool first = !bpf_map_lookup_elem(&faulted_vmas, &pair);
+		__u8 one = 1;
+
+		if (first)
+			bpf_map_update_elem(&faulted_vmas, &pair, &one, BPF_ANY);
 		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS, 1);
 		counter_add_if(bank, &counters,
 			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
@@ -218,6 +276,8 @@ static __always_inline int hint_leave(void)
 			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
 			if (local)
 				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
+			if (first)
+				count_faulting_tid(vma, bank, tid);
 		}
 	}
 	bpf_map_delete_elem(&hint_calls, &tid);
@@ -225,9 +285,10 @@ static __always_inline int hint_leave(void)
 }
 
 /*
- * Set by user space: the position of int *flags (5th on 6.1, 4th on
- * 6.12); whether the hook above is attached (else task_numa_fault()
- * feeds the rows, and the VMA is unknown: the row of start 0).
+ * Set by user space: the position of int *flags, found by its name in
+ * the kernel's BTF (5th on 6.1, 4th on 6.12); whether the hook above is
+ * attached (else task_numa_fault() feeds the rows, and the VMA is
+ * unknown: the row of start 0).
  */
 const volatile __u32 hint_flags_arg = 4;
 const volatile bool hint_at_prep = false;
@@ -315,12 +376,17 @@ static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, 
 		       fault_is_private(last_cpupid) ? NUMASCAN_HINT_FAULTS_PRIVATE
 						     : NUMASCAN_HINT_FAULTS_SHARED, 1);
 	counter_add_if(bank, &counters, NUMASCAN_HINT_FAULT_PAGES, pages);
+	if (local)
+		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULT_PAGES_LOCAL, pages);
 	if (flags & TNF_MIGRATED)
 		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATED, 1);
 	if (flags & TNF_MIGRATE_FAIL)
 		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, 1);
 	process = process_row(bank);
 	if (process && !mutation_drops()) {
+		row_add(process->counts, NP_HINT_FAULT_PAGES, bank, pages);
+		if (local)
+			row_add(process->counts, NP_HINT_FAULT_PAGES_LOCAL, bank, pages);
 		if (flags & TNF_MIGRATED)
 			row_add(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
 		/* The rows' hint faults from here when the VMA hook is missing. */
@@ -440,16 +506,23 @@ static __always_inline int prot_numa_leave(long updated)
 {
 	__u32 tid = current_tid(), bank = current_bank();
 	struct vma_span *span = bpf_map_lookup_elem(&scan_vmas, &tid);
+	struct numascan_thread_vma pair = { .tid = tid };
 	struct scan_pass *pass;
 	struct numascan_vma *row;
 	__u64 pass_id = 0;
+	bool unfaulted;
 
 	if (!span)
 		return 0;
 	if (updated < 0)
 		updated = 0;
+	/* Without the VMA hook no fault names its VMA: nothing to tell. */
+	pair.start = span->start;
+	unfaulted = hint_at_prep && !bpf_map_lookup_elem(&faulted_vmas, &pair);
 	counter_add_if(bank, &counters, NUMASCAN_SCAN_CHUNKS, 1);
 	counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES, updated);
+	if (unfaulted)
+		counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES_UNFAULTED, updated);
 	count_process(bank, NP_PTE_UPDATES, updated);
 	row = vma_row(bank, span->start, span->end);
 	if (row) {
@@ -460,8 +533,12 @@ static __always_inline int prot_numa_leave(long updated)
 		if (!pass_id || row->last_pass != pass_id) {
 			row->last_pass = pass_id;
 			row_add(row->counts, NV_SCANS, bank, 1);
+			if (unfaulted)
+				row_add(row->counts, NV_SCANS_UNFAULTED, bank, 1);
 		}
 		row_add(row->counts, NV_PTE_UPDATES, bank, updated);
+		if (unfaulted)
+			row_add(row->counts, NV_PTE_UPDATES_UNFAULTED, bank, updated);
 	}
 	bpf_map_delete_elem(&scan_vmas, &tid);
 	return 0;
@@ -633,6 +710,74 @@ int BPF_KRETPROBE(migrate_misplaced__kretprobe)
 {
 	return migrate_leave();
 }
+
+/* ------------------------------------------- per task, tracepoint tier */
+
+/*
+ * Attached only where task_numa_fault() cannot be (lib/hooks.c's
+ * redundant_with). At a switch, current is the task leaving the CPU:
+ * what its own counters grew by since its last switch is its faults'
+ * pages. task_numa_fault() adds every fault's pages to
+ * numa_faults_locality[local] (local as it decides: TNF_FAULT_LOCAL, or a
+ * shared fault within its group's active nodes); update_task_scan_period()
+ * zeroes it once per scan sequence, and what the task faulted between
+ * its last switch and that reset is lost (docs/metrics.md).
+ */
+struct task_numa_seen {
+	__u64 remote, local;
+};
+
+THREAD_STATE_MAP(task_numa_seen, struct task_numa_seen);
+
+/* Set by user space: CLOCK_MONOTONIC at load, as task_struct.start_time. */
+const volatile __u64 tool_start_ns = 0;
+
+static __always_inline __u64 grown(__u64 now, __u64 before)
+{
+	return now >= before ? now - before : now;
+}
+
+static __always_inline int task_switched_out(void)
+{
+	struct task_struct *task = current_task();
+	unsigned long locality[3] = {};
+	struct task_numa_seen now, *seen, d;
+	__u32 tid = current_tid(), bank;
+
+	/* Not !mm: a thread's last switch, at its exit, comes after exit_mm(). */
+	if (!bpf_core_field_exists(task->numa_faults_locality) ||
+	    (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+		return 0;
+	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(task))
+		return 0;
+	BPF_CORE_READ_INTO(&locality, task, numa_faults_locality);
+	now.remote = locality[0];
+	now.local = locality[1];
+	seen = bpf_map_lookup_elem(&task_numa_seen, &tid);
+	if (seen) {
+		/* A smaller value: a reset, or a new thread with a reused TID. */
+		d.remote = grown(now.remote, seen->remote);
+		d.local = grown(now.local, seen->local);
+		*seen = now;
+	} else {
+		bpf_map_update_elem(&task_numa_seen, &tid, &now, BPF_ANY);
+		/* A task older than the tool: its counts so far are not ours. */
+		if (BPF_CORE_READ(task, start_time) < tool_start_ns)
+			return 0;
+		d = now;
+	}
+	bank = counting();
+	if (!bank || !(d.remote | d.local))
+		return 0;
+	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES, d.remote + d.local);
+	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES_LOCAL, d.local);
+	count_process(bank, NP_HINT_FAULT_PAGES, d.remote + d.local);
+	count_process(bank, NP_HINT_FAULT_PAGES_LOCAL, d.local);
+	return 0;
+}
+
+TRACEPOINT_HOOK(sched_switch, task_switched_out(), bool preempt, struct task_struct *prev,
+		struct task_struct *next)
 
 /* ------------------------------------------------------- task placement */
 

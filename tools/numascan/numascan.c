@@ -41,6 +41,8 @@ enum numascan_hook {
 	HOOK_MOVE_NUMA,
 	HOOK_SWAP_NUMA,
 	HOOK_STICK_NUMA,
+	HOOK_SCHED_SWITCH,
+	HOOK_PROCESS_EXEC,
 	NR_HOOKS,
 };
 
@@ -67,6 +69,16 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 	HOOK_SPEC_TRACEPOINT(HOOK_MOVE_NUMA, "sched_move_numa", "sched"),
 	HOOK_SPEC_TRACEPOINT(HOOK_SWAP_NUMA, "sched_swap_numa", "sched"),
 	HOOK_SPEC_TRACEPOINT(HOOK_STICK_NUMA, "sched_stick_numa", "sched"),
+	/*
+	 * Per-task fault estimates where task_numa_fault() cannot be hooked;
+	 * no classic flavour (its record has no task_struct).
+	 */
+	[HOOK_SCHED_SWITCH] = { .name = "sched_switch", .kind = HOOK_TRACEPOINT,
+				.targets = { "sched_switch" }, .optional = true,
+				.redundant_with = HOOK_BIT(HOOK_TASK_NUMA_FAULT) },
+	/* Renames a process row whose first event came before an exec. */
+	[HOOK_PROCESS_EXEC] = { .name = "sched_process_exec", .kind = HOOK_TRACEPOINT,
+				.targets = { "sched_process_exec" }, .optional = true },
 };
 
 #define FAULTS HOOK_BIT(HOOK_TASK_NUMA_FAULT)
@@ -75,6 +87,7 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 #define PTES HOOK_BIT(HOOK_CHANGE_PROT_NUMA)
 #define SKIPS HOOK_BIT(HOOK_SKIP_VMA)
 #define MIGRATED HOOK_BIT(HOOK_MIGRATE_PAGES)
+#define SWITCHES HOOK_BIT(HOOK_SCHED_SWITCH)
 
 #define COUNT(metric, slot, hook_set) { .name = metric, .counter = slot, .needs = hook_set }
 #define SKIP(metric, reason) COUNT(metric, NUMASCAN_VMA_SKIPS_BY_REASON + (reason), SKIPS)
@@ -99,7 +112,12 @@ static const struct metric_spec metrics[] = {
 	COUNT("numa_task_faults", NUMASCAN_TASK_FAULTS, FAULTS),
 	COUNT("numa_hint_faults_private", NUMASCAN_HINT_FAULTS_PRIVATE, FAULTS),
 	COUNT("numa_hint_faults_shared", NUMASCAN_HINT_FAULTS_SHARED, FAULTS),
-	COUNT("numa_hint_fault_pages", NUMASCAN_HINT_FAULT_PAGES, FAULTS),
+	/* task_numa_fault()'s, else the sched_switch estimate */
+	{ .name = "numa_hint_fault_pages", .counter = NUMASCAN_HINT_FAULT_PAGES, .needs = FAULTS,
+	  .fallback_needs = SWITCHES, .fallback_counter = NUMASCAN_SWITCH_FAULT_PAGES },
+	{ .name = "numa_hint_fault_pages_local", .counter = NUMASCAN_HINT_FAULT_PAGES_LOCAL,
+	  .needs = FAULTS, .fallback_needs = SWITCHES,
+	  .fallback_counter = NUMASCAN_SWITCH_FAULT_PAGES_LOCAL },
 	COUNT("numa_hint_faults_migrated", NUMASCAN_HINT_FAULTS_MIGRATED, FAULTS),
 	COUNT("numa_hint_faults_migrate_failed", NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, FAULTS),
 	{ .name = "numa_hint_local_pct",
@@ -108,6 +126,9 @@ static const struct metric_spec metrics[] = {
 	COUNT("numa_scan_passes", NUMASCAN_SCAN_PASSES, SCANS),
 	COUNT("numa_scan_chunks", NUMASCAN_SCAN_CHUNKS, PTES),
 	COUNT("numa_pte_updates", NUMASCAN_PTE_UPDATES, PTES),
+	COUNT("numa_pte_updates_unfaulted", NUMASCAN_PTE_UPDATES_UNFAULTED, PTES | HINTS),
+	{ .name = "numa_pte_unfaulted_pct",
+	  .ratio = { "numa_pte_updates_unfaulted", NULL, "numa_pte_updates" } },
 	{ .name = "numa_pte_fault_pct",
 	  .ratio = { "numa_hint_faults", NULL, "numa_pte_updates" } },
 	COUNT("numa_vma_skips", NUMASCAN_VMA_SKIPS, SKIPS),
@@ -142,15 +163,21 @@ static const struct metric_spec metrics[] = {
 
 /* ------------------------------------------------------------------ tables */
 
+/*
+ * Text shows the hint faults' pages: every tier has them (the tracepoint
+ * tier as an estimate), where numa_hint_faults needs a function hook.
+ */
 static const struct table_column process_columns[] = {
-	{ "numa_hint_faults", "FAULTS", 8, COLUMN_COUNT, NP_HINT_FAULTS, 0 },
+	{ "numa_hint_fault_pages", "FLT_PAGES", 9, COLUMN_COUNT, NP_HINT_FAULT_PAGES, 0 },
+	{ "local_pct", "LOCAL%", 6, COLUMN_PERCENT, NP_HINT_FAULT_PAGES_LOCAL, NP_HINT_FAULT_PAGES },
+	{ "numa_hint_faults", NULL, 0, COLUMN_COUNT, NP_HINT_FAULTS, 0 },
 	{ "numa_hint_faults_local", NULL, 0, COLUMN_COUNT, NP_HINT_FAULTS_LOCAL, 0 },
-	{ "local_pct", "LOCAL%", 6, COLUMN_PERCENT, NP_HINT_FAULTS_LOCAL, NP_HINT_FAULTS },
 	{ "numa_hint_faults_migrated", "MIGRATED", 8, COLUMN_COUNT, NP_HINT_FAULTS_MIGRATED, 0 },
 	{ "numa_scan_passes", "SCANS", 6, COLUMN_COUNT, NP_SCAN_PASSES, 0 },
 	{ "numa_pte_updates", "PTE_UPD", 9, COLUMN_COUNT, NP_PTE_UPDATES, 0 },
 	{ "numa_vma_skips", "SKIPS", 6, COLUMN_COUNT, NP_VMA_SKIPS, 0 },
 	{ "user_page_faults", NULL, 0, COLUMN_COUNT, NP_USER_PAGE_FAULTS, 0 },
+	{ "numa_hint_fault_pages_local", NULL, 0, COLUMN_COUNT, NP_HINT_FAULT_PAGES_LOCAL, 0 },
 };
 
 static const struct table_spec process_table = {
@@ -158,7 +185,7 @@ static const struct table_spec process_table = {
 	.source = TABLE_COUNTERS,
 	.value_offset = offsetof(struct numascan_process, counts), .nr_values = NP_NR,
 	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),
-	.sort_value = NP_HINT_FAULTS, .text_rows = 10,
+	.sort_value = NP_HINT_FAULT_PAGES, .text_rows = 10,
 	.drop_slot = NUMASCAN_PROCESS_DROPS,
 };
 
@@ -179,6 +206,11 @@ static const struct table_column vma_columns[] = {
 	{ "numa_hint_faults_local", NULL, 0, COLUMN_COUNT, NV_HINT_FAULTS_LOCAL, 0 },
 	{ "local_pct", "LOCAL%", 6, COLUMN_PERCENT, NV_HINT_FAULTS_LOCAL, NV_HINT_FAULTS },
 	{ "numa_vma_skips", "SKIPS", 5, COLUMN_COUNT, NV_VMA_SKIPS, 0 },
+	/* JSON only: the text table has no room left in 80 columns */
+	{ "numa_scans_unfaulted", NULL, 0, COLUMN_COUNT, NV_SCANS_UNFAULTED, 0 },
+	{ "numa_pte_updates_unfaulted", NULL, 0, COLUMN_COUNT, NV_PTE_UPDATES_UNFAULTED, 0 },
+	{ "numa_faulting_tids", NULL, 0, COLUMN_COUNT, NV_FAULTING_TIDS, 0 },
+	{ "numa_tid_hash_collisions", NULL, 0, COLUMN_COUNT, NV_TID_HASH_COLLISIONS, 0 },
 };
 
 struct numascan {
@@ -406,6 +438,7 @@ int main(int argc, char **argv)
 	const char *fault_tier;
 	bool vma_rows;
 	char param[64];
+	int flags_arg;
 	struct tool tool;
 	int ret = 1;
 
@@ -425,6 +458,7 @@ int main(int argc, char **argv)
 	pthread_cond_init(&ns.stop_cond, NULL);
 	selection_from_opts(&obj->rodata->schedscan_filter, &opts);
 	obj->rodata->cpupid_unset = cpupid_unset_value();
+	obj->rodata->tool_start_ns = monotonic_ns();
 	obj->rodata->migrate_reason_arg =
 		kernel_struct_member_offset("trace_event_raw_mm_migrate_pages",
 					    "large_folio_split") >= 0 ? 7 : 6;
@@ -437,7 +471,17 @@ int main(int argc, char **argv)
 		ns.hint_counter = NUMASCAN_HINT_FAULTS;
 		if (!kernel_func_param_struct(hint_vma->target, 1, param, sizeof(param)))
 			obj->rodata->hint_vma_in_vmf = !strcmp(param, "vm_fault");
-		obj->rodata->hint_flags_arg = obj->rodata->hint_vma_in_vmf ? 3 : 4;
+		/* Read where the kernel's BTF puts it; without BTF, as on 6.1 and 6.12. */
+		flags_arg = kernel_func_param_index(hint_vma->target, "flags");
+		if (flags_arg < 0)
+			flags_arg = obj->rodata->hint_vma_in_vmf ? 3 : 4;
+		if (flags_arg != 3 && flags_arg != 4) {
+			fprintf(stderr,
+				"numascan: %s() takes its TNF_* flags as parameter %d; this numascan reads them only as the 4th or 5th\n",
+				hint_vma->target, flags_arg + 1);
+			goto out;
+		}
+		obj->rodata->hint_flags_arg = flags_arg;
 	}
 	fault_tier = tool_tier(&tool, FAULTS);
 	if (tool_load(&tool, obj->skeleton, obj->maps.counters) ||

@@ -44,6 +44,8 @@ enum numascan_counter {
 	/* change_prot_numa(): calls (one VMA chunk each) and PTEs updated */
 	NUMASCAN_SCAN_CHUNKS,
 	NUMASCAN_PTE_UPDATES,
+	/* ... of VMAs the scanning thread had not hint-faulted on (yet) */
+	NUMASCAN_PTE_UPDATES_UNFAULTED,
 	/* sched_skip_vma_numa: all, then one slot per numascan_skip_reason */
 	NUMASCAN_VMA_SKIPS,
 	NUMASCAN_VMA_SKIPS_BY_REASON,
@@ -56,6 +58,15 @@ enum numascan_counter {
 	NUMASCAN_TASK_MOVES,
 	NUMASCAN_TASK_SWAPS,
 	NUMASCAN_TASK_STICKS,
+	/* task_numa_fault()'s pages with TNF_FAULT_LOCAL */
+	NUMASCAN_HINT_FAULT_PAGES_LOCAL,
+	/*
+	 * Tracepoint tier: what the task's own numa_faults_locality[] grew
+	 * by between two of its switches (sched_switch): an estimate of its
+	 * hint faults' pages, as the kernel resets it once a scan sequence.
+	 */
+	NUMASCAN_SWITCH_FAULT_PAGES,
+	NUMASCAN_SWITCH_FAULT_PAGES_LOCAL,
 	NUMASCAN_SCAN_PASS_HIST,	/* task_numa_work() passes, ns */
 	NUMASCAN_MIGRATE_HIST = NUMASCAN_SCAN_PASS_HIST + NUMASCAN_TIME_SLOTS + 1,
 	/*
@@ -88,6 +99,9 @@ enum numascan_process_counter {
 	NP_SCAN_PASSES,
 	NP_PTE_UPDATES,
 	NP_VMA_SKIPS,
+	/* task_numa_fault()'s pages, or the sched_switch estimate above */
+	NP_HINT_FAULT_PAGES,
+	NP_HINT_FAULT_PAGES_LOCAL,
 	NP_NR,
 };
 
@@ -106,6 +120,16 @@ enum numascan_vma_counter {
 	NV_HINT_FAULTS,
 	NV_HINT_FAULTS_LOCAL,
 	NV_VMA_SKIPS,
+	/* scans by a thread that had taken no hint fault on it since the start */
+	NV_SCANS_UNFAULTED,
+	NV_PTE_UPDATES_UNFAULTED,
+	/*
+	 * Threads that took a first hint fault on it, and those of them whose
+	 * bit in the PID filter's hash (vma_numab_state.pids_active, 6.4+)
+	 * an earlier one already had.
+	 */
+	NV_FAULTING_TIDS,
+	NV_TID_HASH_COLLISIONS,
 	NV_NR,
 };
 
@@ -117,9 +141,19 @@ struct numascan_vma_key {
 	__u64 start;
 };
 
+/* A thread and a VMA of its process it took a hint fault on. */
+struct numascan_thread_vma {
+	__u32 tid;
+	__u32 pad;
+	__u64 start;
+};
+
+#define NUMASCAN_MAX_THREAD_VMAS 65536
+
 struct numascan_vma {
 	__u64 end;
 	__u64 last_pass;	/* the pass (its start time) that last scanned it */
+	__u64 tid_hash_bits;	/* hash_32(tid, 6) of every faulting thread */
 	__u64 counts[NV_NR * SCHEDSCAN_BANKS];
 };
 
