@@ -176,6 +176,89 @@ static __always_inline int process_exec(void)
 TRACEPOINT_HOOK(sched_process_exec, process_exec(), struct task_struct *p, pid_t old_pid,
 		struct linux_binprm *bprm)
 
+/* ------------------------------------------- per task, tracepoint tier */
+
+/*
+ * Where task_numa_fault() cannot be hooked (lib/hooks.c's redundant_with
+ * attaches sched_switch only then), the pages of a task's hint faults are
+ * what its own numa_faults_locality[] grew by: task_numa_fault() adds
+ * every fault's pages there (local as it decides: TNF_FAULT_LOCAL, or a
+ * shared fault within its group's active nodes). update_task_scan_period()
+ * zeroes it once per scan sequence, inside a fault, before that fault's
+ * pages are added: read at every user page fault's entry (and at every
+ * switch, for the last faults before a switch or exit), a smaller value
+ * is that reset plus the one fault, and nothing is lost; a task that
+ * faulted from kernel mode (get_user_pages()) across a reset loses those
+ * faults (docs/metrics.md).
+ */
+struct task_numa_seen {
+	__u64 remote, local;
+};
+
+THREAD_STATE_MAP(task_numa_seen, struct task_numa_seen);
+
+/*
+ * Set by user space: CLOCK_MONOTONIC at load, as task_struct.start_time;
+ * whether the sched_switch hook is attached (and the page faults sample).
+ */
+const volatile __u64 tool_start_ns = 0;
+const volatile bool sample_task_faults = false;
+
+static __always_inline __u64 grown(__u64 now, __u64 before)
+{
+	return now >= before ? now - before : now;
+}
+
+static __always_inline int sample_task(void)
+{
+	struct task_struct *task = current_task();
+	unsigned long locality[3] = {};
+	struct task_numa_seen now, *seen, d;
+	__u32 tid = current_tid(), bank;
+
+	/* Not !mm: a thread's last switch, at its exit, comes after exit_mm(). */
+	if (!sample_task_faults)
+		return 0;
+	if (!bpf_core_field_exists(task->numa_faults_locality) ||
+	    (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+		return 0;
+	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(task))
+		return 0;
+	BPF_CORE_READ_INTO(&locality, task, numa_faults_locality);
+	now.remote = locality[0];
+	now.local = locality[1];
+	seen = bpf_map_lookup_elem(&task_numa_seen, &tid);
+	if (seen) {
+		/* A smaller value: a reset, or a new thread with a reused TID. */
+		d.remote = grown(now.remote, seen->remote);
+		d.local = grown(now.local, seen->local);
+		*seen = now;
+	} else {
+		bpf_map_update_elem(&task_numa_seen, &tid, &now, BPF_ANY);
+		/*
+		 * A task older than the tool: its counts so far are not ours.
+		 * A task with no hint fault yet (numa_faults NULL) holds what it
+		 * inherited at fork (init_numa_balancing() leaves the array);
+		 * its first fault zeroes it.
+		 */
+		if (BPF_CORE_READ(task, start_time) < tool_start_ns || !BPF_CORE_READ(task, numa_faults))
+			return 0;
+		d = now;
+	}
+	bank = counting();
+	if (!bank || !(d.remote | d.local))
+		return 0;
+	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES, d.remote + d.local);
+	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES_LOCAL, d.local);
+	count_process(bank, NP_HINT_FAULT_PAGES, d.remote + d.local);
+	count_process(bank, NP_HINT_FAULT_PAGES_LOCAL, d.local);
+	return 0;
+}
+
+/* At a switch, current is the task leaving the CPU. */
+TRACEPOINT_HOOK(sched_switch, sample_task(), bool preempt, struct task_struct *prev,
+		struct task_struct *next)
+
 /* ------------------------------------------------------------ page faults */
 
 static __always_inline int user_page_fault(void)
@@ -184,7 +267,7 @@ static __always_inline int user_page_fault(void)
 
 	counter_add_if(bank, &counters, NUMASCAN_USER_PAGE_FAULTS, 1);
 	count_process(bank, NP_USER_PAGE_FAULTS, 1);
-	return 0;
+	return sample_task();
 }
 
 /* x86's exceptions:page_fault_user; no classic flavour (no vmlinux type). */
@@ -710,74 +793,6 @@ int BPF_KRETPROBE(migrate_misplaced__kretprobe)
 {
 	return migrate_leave();
 }
-
-/* ------------------------------------------- per task, tracepoint tier */
-
-/*
- * Attached only where task_numa_fault() cannot be (lib/hooks.c's
- * redundant_with). At a switch, current is the task leaving the CPU:
- * what its own counters grew by since its last switch is its faults'
- * pages. task_numa_fault() adds every fault's pages to
- * numa_faults_locality[local] (local as it decides: TNF_FAULT_LOCAL, or a
- * shared fault within its group's active nodes); update_task_scan_period()
- * zeroes it once per scan sequence, and what the task faulted between
- * its last switch and that reset is lost (docs/metrics.md).
- */
-struct task_numa_seen {
-	__u64 remote, local;
-};
-
-THREAD_STATE_MAP(task_numa_seen, struct task_numa_seen);
-
-/* Set by user space: CLOCK_MONOTONIC at load, as task_struct.start_time. */
-const volatile __u64 tool_start_ns = 0;
-
-static __always_inline __u64 grown(__u64 now, __u64 before)
-{
-	return now >= before ? now - before : now;
-}
-
-static __always_inline int task_switched_out(void)
-{
-	struct task_struct *task = current_task();
-	unsigned long locality[3] = {};
-	struct task_numa_seen now, *seen, d;
-	__u32 tid = current_tid(), bank;
-
-	/* Not !mm: a thread's last switch, at its exit, comes after exit_mm(). */
-	if (!bpf_core_field_exists(task->numa_faults_locality) ||
-	    (BPF_CORE_READ(task, flags) & PF_KTHREAD))
-		return 0;
-	if (!cpu_selected(bpf_get_smp_processor_id()) || !task_selected(task))
-		return 0;
-	BPF_CORE_READ_INTO(&locality, task, numa_faults_locality);
-	now.remote = locality[0];
-	now.local = locality[1];
-	seen = bpf_map_lookup_elem(&task_numa_seen, &tid);
-	if (seen) {
-		/* A smaller value: a reset, or a new thread with a reused TID. */
-		d.remote = grown(now.remote, seen->remote);
-		d.local = grown(now.local, seen->local);
-		*seen = now;
-	} else {
-		bpf_map_update_elem(&task_numa_seen, &tid, &now, BPF_ANY);
-		/* A task older than the tool: its counts so far are not ours. */
-		if (BPF_CORE_READ(task, start_time) < tool_start_ns)
-			return 0;
-		d = now;
-	}
-	bank = counting();
-	if (!bank || !(d.remote | d.local))
-		return 0;
-	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES, d.remote + d.local);
-	counter_add_if(bank, &counters, NUMASCAN_SWITCH_FAULT_PAGES_LOCAL, d.local);
-	count_process(bank, NP_HINT_FAULT_PAGES, d.remote + d.local);
-	count_process(bank, NP_HINT_FAULT_PAGES_LOCAL, d.local);
-	return 0;
-}
-
-TRACEPOINT_HOOK(sched_switch, task_switched_out(), bool preempt, struct task_struct *prev,
-		struct task_struct *next)
 
 /* ------------------------------------------------------- task placement */
 

@@ -483,6 +483,7 @@ int main(int argc, char **argv)
 		}
 		obj->rodata->hint_flags_arg = flags_arg;
 	}
+	obj->rodata->sample_task_faults = tool_has_hooks(&tool, SWITCHES);
 	fault_tier = tool_tier(&tool, FAULTS);
 	if (tool_load(&tool, obj->skeleton, obj->maps.counters) ||
 	    tool_add_table(&tool, &processes, &process_table, obj->maps.process_counters,
