@@ -189,12 +189,18 @@ echo "# audit cost, ns/event: $cost"
 # when the delay exceeds the age of that change: fn_pct 0 at no delay, ~0
 # at 0.25 ms, ~100 at 0.75 and 1.6 ms (seen: 0 / 0.54 / 99.63 / 99.97).
 # The bounds (5 and 90) leave room for the host's other tasks, which
-# change a CPU's occupancy at random times; a run where a sleeper left its
-# home CPU is not this scenario and says so.
+# change a CPU's occupancy at random times. Each bound also moves by
+# wakeloop's own count of wakeups more than 0.2 ms late: a late wakeup
+# makes its CPU's change younger than 0.25 ms for the partner's next audit
+# (6.37 at 0.25 ms seen on a host whose timers ran late) and its own
+# audit come more than 0.75 ms after the partner's change (fn_pct below
+# 90 at 0.75 ms seen in CI while guests ran beside it). A run where more
+# than 20% of wakeups were late, or a sleeper left its home CPU, is not
+# this scenario and says so.
 kind "known answer"
 ncpu_now=$(nproc)
 if [ "$ncpu_now" -ge 2 ]; then
-	declare -A fn_at
+	declare -A fn_at late_at
 	for delay in 0 0.25 0.75 1.6; do
 		start_tool "$WORK/delay.jsonl" /dev/null sisscan --comm wakeloop --filter delayed \
 			--filter-delay $delay --json -d 300 &&
@@ -202,10 +208,17 @@ if [ "$ncpu_now" -ge 2 ]; then
 		stop_tool
 		fn_at[$delay]=$(summary "$WORK/delay.jsonl" | jq -r '.metrics.filter_delayed_fn_pct.value')
 		away=$(awk '/^thread/ { away += 1500 - $6 } END { print away + 0 }' "$WORK/delay.wl")
+		# wakeups more than 0.2 ms late: the partner's change is then
+		# younger than 0.25 ms at most once per such wakeup
+		late_at[$delay]=$(awk '/^thread/ { late += $8 } END { printf "%.2f", 100 * late / 3000 }' "$WORK/delay.wl")
+		awk -v l="${late_at[$delay]}" 'BEGIN { exit !(l <= 20) }' ||
+			fail "delayed filter scenario: the sleepers woke on time" \
+				"${late_at[$delay]}% of wakeups more than 0.2 ms late at delay $delay ms"
 		[ "$away" -le 15 ] || fail "delayed filter scenario: the sleepers stayed on their home CPUs" \
 			"$away of 3000 wakeups away from home at delay $delay ms"
 	done
 	echo "# delayed filter, fn_pct at 0, 0.25, 0.75, 1.6 ms: ${fn_at[0]} ${fn_at[0.25]} ${fn_at[0.75]} ${fn_at[1.6]}"
+	echo "# wakeups more than 0.2 ms late, %: ${late_at[0]} ${late_at[0.25]} ${late_at[0.75]} ${late_at[1.6]}"
 	check_fn() {
 		local delay=$1 test=$2 what=$3
 		if awk -v v="${fn_at[$delay]}" "BEGIN { exit !(v != \"\" && $test) }"; then
@@ -215,9 +228,9 @@ if [ "$ncpu_now" -ge 2 ]; then
 		fi
 	}
 	check_fn 0 "v == 0" "no delay is the truth: 0"
-	check_fn 0.25 "v <= 5" "younger than the other CPU's 0.5 ms old change: at most 5"
-	check_fn 0.75 "v >= 90" "older than that change: at least 90"
-	check_fn 1.6 "v >= 90" "older than a whole period: at least 90"
+	check_fn 0.25 "v <= 5 + ${late_at[0.25]:-0}" "younger than the other CPU's 0.5 ms old change: at most 5 + the ${late_at[0.25]:-?}% of wakeups more than 0.2 ms late"
+	check_fn 0.75 "v >= 90 - ${late_at[0.75]:-0}" "older than that change: at least 90 - the ${late_at[0.75]:-?}% of wakeups more than 0.2 ms late"
+	check_fn 1.6 "v >= 90 - ${late_at[1.6]:-0}" "older than a whole period: at least 90 - the ${late_at[1.6]:-?}% late"
 else
 	skip "delayed filter known answer" "needs 2 CPUs, this host has $ncpu_now"
 fi

@@ -59,6 +59,9 @@ static pid_t sleeper_tid;
 static int timer_threads;
 static long phase_us = -1;	/* -P; -1: drifting timers */
 static long home_landed[64];
+/* -P: wakeups that came more than LATE_US after their deadline, per thread */
+#define LATE_US 200
+static long late_wakeups[64];
 static int home_cpu[64];
 static cpu_set_t sleep_allowed;	/* -a; empty: every CPU */
 
@@ -143,13 +146,16 @@ static void *phased_sleeper(long index, int home)
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	for (long i = 0; i < wakeups; i++) {
 		long long at = first + (i + 1) * settle_us * 1000LL;
-		struct timespec deadline = { at / 1000000000LL, at % 1000000000LL };
+		struct timespec deadline = { at / 1000000000LL, at % 1000000000LL }, woke;
 
 		/* Home before each sleep: the wakeup's prev CPU is the home CPU. */
 		pin(home);
 		pin(-1);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR)
 			;
+		clock_gettime(CLOCK_MONOTONIC, &woke);
+		if (woke.tv_sec * 1000000000LL + woke.tv_nsec - at > LATE_US * 1000LL)
+			late_wakeups[index]++;
 		if (sched_getcpu() == home)
 			home_landed[index]++;
 	}
@@ -203,7 +209,8 @@ static int run_timer_threads(void)
 	printf("wakeloop: pid %d threads %d wakeups %ld\n", getpid(),
 	       timer_threads, wakeups * timer_threads);
 	for (int t = 0; phase_us >= 0 && t < timer_threads; t++)
-		printf("thread %d home %d landed %ld\n", t, home_cpu[t], home_landed[t]);
+		printf("thread %d home %d landed %ld late %ld\n", t, home_cpu[t], home_landed[t],
+		       late_wakeups[t]);
 	return 0;
 }
 
