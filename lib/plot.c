@@ -46,6 +46,7 @@ static const struct chart_spec chart_specs[] = {
 	{ "numascan", CHART_TABLE_BARS, "processes", { "numa_hint_faults", "numa_vma_skips", "user_page_faults" }, "Per process over the run", "events" },
 	{ "numascan", CHART_TABLE_BARS, "vmas", { "numa_pte_updates", "numa_pte_updates_unfaulted", "numa_hint_faults" }, "Per VMA over the run: PTEs the scans marked (all, by threads that had not faulted there) and hint faults", "pages" },
 	{ "numascan", CHART_TABLE_MATRIX, "node_pairs", { "cpu_node", "mem_node", "numa_task_faults" }, "Hint faults by the faulting CPU's node and the memory's node", NULL },
+	{ "numascan", CHART_TABLE_MATRIX, "migration_pairs", { "from_node", "to_node", "numa_hint_fault_pages_migrated" }, "Pages hint faults migrated, by the node they left and the node they went to", NULL },
 };
 
 /* The intervals, or the summary alone when the run printed none. */

@@ -995,7 +995,7 @@ idlebal_checks() {
 # numascan_remote MODE: numaremote's four threads, pinned to node 0, write
 # 64 MB it placed on node 1 (mbind MPOL_BIND for the first touch, then
 # MPOL_DEFAULT) for 8 s, and say how many pages sit on each node before
-# and after (move_pages(2), the kernel's own answer). The kernel source's
+# and after (/proc/PID/numa_maps, the kernel's own answer). The kernel source's
 # answer: every hint fault comes from a CPU of node 0; the first ones are
 # remote and migrate the page to node 0 (MPOL_F_MORON: the default policy
 # moves a misplaced page to the faulting CPU's node), later ones find it
@@ -1069,19 +1069,41 @@ numascan_remote() {
     else
         notok "$desc # rows: $pairs"
     fi
-    # --svg's node matrix: a cell per CPU node x memory node of the rows
-    # (empty ones too), each labelled with its count.
-    KIND=consistency
-    set -- $(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { c[$1]; m[$2]; n[$1 "," $2] = $3 }
-        END { for (x in c) nc++; for (y in m) nm++; printf "%d %d", nc, nm }')
-    cells=$(grep -o 'class="cell"' "$svg" 2>/dev/null | wc -l)
-    missing=$(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { print $3 }' | while read -r n; do
-        grep -q ">$n ([0-9]*%)</text>" "$svg" 2>/dev/null || echo "$n"; done | tr '\n' ' ')
-    desc="numascan --mode $mode --svg: the node matrix has a cell per CPU node x memory node of node_pairs, labelled with its count"
-    if [ "${1:-0}" -gt 0 ] && [ "$cells" = $(( $1 * $2 )) ] && [ -z "$missing" ]; then
-        ok "$desc ($cells cells: $1 x $2)"
+    # Migrations by source and destination node: the page's node where
+    # mpol_misplaced() asks should_numa_migrate_memory() (1 here), the
+    # faulting CPU's after (0); each migrated fault once, the pages as
+    # many as numa_maps saw move (numa_pages_migrated's bracket).
+    moves=$(printf '%s\n' "$summary" | awk "$TABLE_AWK"'{
+        n = rows("migration_pairs")
+        for (k = 1; k <= n; k++) printf "%s>%s=%s/%s/%s ", field(row[k], "from_node"), field(row[k], "to_node"), field(row[k], "numa_hint_faults_migrated"), field(row[k], "numa_hint_fault_pages_migrated"), field(row[k], "numa_migration_ns")
+    }')
+    set -- $(echo "$moves" | tr ' ' '\n' | awk -F'[>=/]' 'NF == 5 { f += $3; p += $4; if ($1 != 1 || $2 != 0) other += $3; if ($3 > 0 && $5 <= 0) untimed++ }
+        END { printf "%d %d %d %d", f, p, other, untimed }')
+    migrated_faults=$(json_metric "$summary" numa_hint_faults_migrated)
+    desc="numascan --mode $mode: migration_pairs: every migrated hint fault moved its page 1 -> 0, the rows add up to numa_hint_faults_migrated, their pages to what numa_maps saw move (+ at most 64), each timed"
+    if [ "${1:-0}" -gt 0 ] && [ "$1" = "$migrated_faults" ] && [ "$3" = 0 ] && [ "$4" = 0 ] &&
+       within_range "${2:-0}" "${moved:-1}" $((${moved:-1} + 64)); then
+        ok "$desc ($moves; moved $moved)"
     else
-        notok "$desc # cells '$cells' for $1 x $2 nodes; counts not in it: '$missing'"
+        notok "$desc # rows: '$moves'; numa_hint_faults_migrated '$migrated_faults', moved '$moved'"
+    fi
+    # --svg's node matrices: a cell per CPU node x memory node of the
+    # node_pairs rows and per source x destination node of the
+    # migration_pairs rows (empty ones too), each labelled with its count.
+    KIND=consistency
+    set -- $(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { c[$1]; m[$2] }
+        END { for (x in c) nc++; for (y in m) nm++; printf "%d %d", nc, nm }') \
+        $(echo "$moves" | tr ' ' '\n' | awk -F'[>=/]' 'NF == 5 && $1 >= 0 { f[$1]; t[$2] }
+        END { for (x in f) nf++; for (y in t) nt++; printf "%d %d", nf, nt }')
+    cells=$(grep -o 'class="cell"' "$svg" 2>/dev/null | wc -l)
+    missing=$( (echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { print $3 }'
+                echo "$moves" | tr ' ' '\n' | awk -F'[>=/]' 'NF == 5 && $1 >= 0 { print $4 }') |
+        while read -r n; do grep -q ">$n ([0-9]*%)</text>" "$svg" 2>/dev/null || echo "$n"; done | tr '\n' ' ')
+    desc="numascan --mode $mode --svg: the node matrices have a cell per CPU node x memory node of node_pairs and per source x destination of migration_pairs, labelled with its count"
+    if [ "${1:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && [ "$cells" = $(( $1 * $2 + $3 * $4 )) ] && [ -z "$missing" ]; then
+        ok "$desc ($cells cells: $1 x $2 + $3 x $4)"
+    else
+        notok "$desc # cells '$cells' for $1 x $2 + ${3:-?} x ${4:-?} nodes; counts not in it: '$missing'"
     fi
     KIND="known answer"
     KIND=consistency
@@ -1216,6 +1238,20 @@ numascan_ownvmas() {
     else
         notok "$desc # $late unfaulted scans later; $detail"
     fi
+    # Private and shared by task_numa_fault()'s rule (the page's last hint
+    # fault by the same pid bits, or none yet): one thread takes all the
+    # hint faults here, so at most the few that meet a page thread 1's
+    # early faults (at its first touch) or the main thread's marked.
+    private=$(json_metric "$summary" numa_hint_faults_private)
+    shared=$(json_metric "$summary" numa_hint_faults_shared)
+    task=$(json_metric "$summary" numa_task_faults)
+    desc="numascan --mode $mode: ownvmas, one faulting thread: numa_hint_faults_private + numa_hint_faults_shared = numa_task_faults, shared at most 1%"
+    if [ "${task:-0}" -gt 0 ] && [ $((${private:-0} + ${shared:-0})) = "$task" ] &&
+       [ $((${shared:-0} * 100)) -le "$task" ]; then
+        ok "$desc (private $private, shared $shared of $task)"
+    else
+        notok "$desc # private '$private', shared '$shared', task faults '$task'"
+    fi
     KIND=consistency
     pct=$(json_metric "$summary" numa_pte_unfaulted_pct)
     unf_ptes=$(json_metric "$summary" numa_pte_updates_unfaulted)
@@ -1286,11 +1322,169 @@ numascan_pid_hash() {
     else
         notok "$desc # exit $rc, row '$got' (tids collisions faults); ownvmas: $(tr '\n' ' ' <"$wl" | head -c 300)"
     fi
+    # Four threads writing the same pages: a page's next hint fault is by
+    # whichever thread reaches it first after a scan, often not the one
+    # that took its last, so task_numa_fault()'s rule finds shared faults.
+    shared=$(json_metric "$summary" numa_hint_faults_shared)
+    private=$(json_metric "$summary" numa_hint_faults_private)
+    desc="numascan --mode $mode: four threads on one buffer: shared hint faults (numa_hint_faults_shared > 0)"
+    if [ "${shared:-0}" -gt 0 ]; then
+        ok "$desc (shared $shared, private $private)"
+    else
+        notok "$desc # shared '$shared', private '$private'"
+    fi
+}
+# numascan_audit MODE: the scan decisions' audit, replayed from the
+# kernel's own trace. ownvmas -t 2 -i 1 -L 5: thread 0 writes its buffer
+# for 9 s, thread 1's buffer lies idle until second 5, when thread 0
+# starts writing it too. ftrace records for ownvmas' threads every
+# task_numa_work() call (kprobe event: a pass), every change_prot_numa()
+# call with its VMA's start (kprobe event), every sched_skip_vma_numa
+# (6.7+) and every hint fault with its VMA's start (kprobe event on
+# numa_migrate_prep(), whose second argument is the VMA on 6.1, or
+# numa_migrate_check(), whose second is the vm_fault, on 6.12: vma and
+# vm_start are both at offset 0). An awk replay of docs/metrics.md's rule
+# over that stream (a thread's scan or skip of a VMA, resolved at its next
+# one there, by whether it took a hint fault there in between) must give
+# the tool's four counts exactly. The kernel source's known answers: the
+# idle buffer's scans by thread 0 before second 5 had no fault of thread
+# 0 after them (it does not touch that buffer yet), while its own
+# buffer's scans always do (it writes it without pause).
+numascan_audit() {
+    mode=$1
+    KIND="ground truth"
+    wl=$W/audit-$mode.out out=$W/audit-$mode.json trace=$W/audit-$mode.trace
+    : >"$wl"
+    hint_fn=numa_migrate_check hint_arg='+0(+0(%si)):u64'
+    grep -q ' numa_migrate_check$' /proc/kallsyms || hint_fn=numa_migrate_prep hint_arg='+0(%si):u64'
+    skip_vma=$TRACEFS/events/sched/sched_skip_vma_numa
+    echo 0 >"$TRACEFS/tracing_on"
+    echo >"$TRACEFS/trace"
+    old_buffer=$(awk '{ print $1; exit }' "$TRACEFS/buffer_size_kb")
+    echo 4096 >"$TRACEFS/buffer_size_kb"
+    old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
+    echo global >"$TRACEFS/trace_clock"
+    if ! { echo "p:schedscan/audit_pass task_numa_work" >>"$TRACEFS/kprobe_events" &&
+           echo "p:schedscan/audit_scan change_prot_numa start=+0(%di):u64" >>"$TRACEFS/kprobe_events" &&
+           echo "p:schedscan/audit_fault $hint_fn start=$hint_arg" >>"$TRACEFS/kprobe_events"; }; then
+        notok "numascan --mode $mode: the scan audit's trace # cannot add kprobe events on task_numa_work, change_prot_numa, $hint_fn"
+        return
+    fi
+    events="$TRACEFS/events/schedscan/audit_pass $TRACEFS/events/schedscan/audit_scan $TRACEFS/events/schedscan/audit_fault"
+    [ -d "$skip_vma" ] && events="$events $skip_vma"
+    for e in $events; do echo 'comm == "ownvmas"' >"$e/filter"; echo 1 >"$e/enable"; done
+    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
+    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
+    period_max=$(cat "$nb" 2>/dev/null)
+    [ -n "$period_max" ] && echo 200 >"$nb"
+    echo 1 >"$TRACEFS/tracing_on"
+    if tool_start "$out" "$W/audit.err" numascan --mode "$mode" --comm ownvmas -d 300; then
+        "$WL/ownvmas" -t 2 -i 1 -m 4 -s 9 -L 5 >"$wl" 2>&1
+    fi
+    kill -INT $tpid 2>/dev/null
+    wait $tpid
+    rc=$?
+    echo 0 >"$TRACEFS/tracing_on"
+    [ -n "$period_max" ] && echo "$period_max" >"$nb"
+    cat "$TRACEFS/trace" >"$trace"
+    lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats 2>/dev/null | awk '$1 == "overrun:" || $1 == "dropped" { n += $NF } END { print n + 0 }')
+    for e in $events; do echo 0 >"$e/enable"; echo 0 >"$e/filter"; done
+    for e in audit_pass audit_scan audit_fault; do echo "-:schedscan/$e" >>"$TRACEFS/kprobe_events"; done
+    echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
+    echo "${old_buffer:-1408}" >"$TRACEFS/buffer_size_kb"
+    echo >"$TRACEFS/trace"
+    summary=$(json_summary "$out")
+    b0=$(awk '$2 == "thread" && $3 == 0 { print $7 }' "$wl")
+    b1=$(awk '$2 == "thread" && $3 == 1 { print $7 }' "$wl")
+    replay=$(awk -v b0="${b0:-0}" -v b1="${b1:-0}" '
+        function hex(s,    i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }; return v }
+        function arg(name,    i, v) { i = index($0, " " name "="); if (!i) return ""; v = substr($0, i + length(name) + 2); sub(/ .*/, "", v); return v }
+        function decide(k, start) {
+            if (sp[k]) { scans++; unfaulted++; if (start == b0) unf0++; if (start == b1) unf1++; sp[k] = 0 }
+            if (kp[k] != "") { skips++; kp[k] = "" }
+        }
+        {
+            ev = ""
+            for (i = 2; i <= NF && i <= 8; i++) if ($i ~ /^(audit_pass|audit_scan|audit_fault|sched_skip_vma_numa):$/) { ev = $i; break }
+            if (ev == "") next
+            n = split($1, a, "-"); pid = a[n]; lines++
+            if (ev == "audit_pass:") { pass[pid]++; next }
+            if (ev == "sched_skip_vma_numa:") {
+                r = arg("reason"); if (r == "ignore_pid_inactive") next
+                start = sprintf("%.0f", hex(arg("vm_start"))); k = pid SUBSEP start
+                decide(k, start); kp[k] = r; next
+            }
+            start = sprintf("%.0f", arg("start") + 0); k = pid SUBSEP start
+            if (ev == "audit_scan:") {
+                if (lp[k] != pass[pid]) { decide(k, start); sp[k] = 1; lp[k] = pass[pid] }
+                if (start == b1) scans1++
+                next
+            }
+            faults++
+            if (sp[k]) { scans++; sp[k] = 0 }
+            if (kp[k] != "") { skips++; fn++; if (kp[k] == "pid_inactive") fnpid++; kp[k] = "" }
+        }
+        END { printf "%d %d %d %d %d %d %d %d %d\n", scans, unfaulted, skips, fn, fnpid, unf0, unf1, faults, lines }' "$trace")
+    set -- $replay
+    tool_says="$(json_metric "$summary" numa_scans_audited) $(json_metric "$summary" numa_scans_unfaulted_after)"
+    want="$1 $2"
+    if [ -d "$skip_vma" ]; then
+        tool_says="$tool_says $(json_metric "$summary" numa_skips_audited) $(json_metric "$summary" numa_skips_faulted_after) $(json_metric "$summary" numa_skips_faulted_after_pid_inactive)"
+        want="$want $3 $4 $5"
+    fi
+    desc="numascan --mode $mode: scan audit = its replay from ftrace (task_numa_work, change_prot_numa and $hint_fn kprobe events$([ -d "$skip_vma" ] && echo ', sched_skip_vma_numa')): numa_scans_audited, numa_scans_unfaulted_after$([ -d "$skip_vma" ] && echo ', numa_skips_audited, numa_skips_faulted_after, its pid_inactive share')"
+    if [ "$rc" = 0 ] && [ "$lost" = 0 ] && [ "${8:-0}" -gt 0 ] && [ "${1:-0}" -gt 0 ] && [ "$tool_says" = "$want" ]; then
+        ok "$desc ($want; $9 trace lines, $8 hint faults)"
+    else
+        notok "$desc # exit $rc, tool '$tool_says', trace '$want' ($replay; $lost events lost)"
+    fi
+    # The same record counts the scanner's calls: every task_numa_work()
+    # and change_prot_numa() call of ownvmas' threads.
+    set -- $(awk '{ for (i = 2; i <= NF && i <= 8; i++) { if ($i == "audit_pass:") p++; if ($i == "audit_scan:") c++ } }
+        END { printf "%d %d", p, c }' "$trace")
+    tool_calls="$(json_metric "$summary" numa_scan_work_calls) $(json_metric "$summary" numa_scan_chunks)"
+    desc="numascan --mode $mode: numa_scan_work_calls and numa_scan_chunks = ftrace's count of task_numa_work() and change_prot_numa() calls by ownvmas' threads"
+    if [ "$lost" = 0 ] && [ "${1:-0}" -gt 0 ] && [ "$tool_calls" = "$1 $2" ]; then
+        ok "$desc ($1, $2)"
+    else
+        notok "$desc # tool '$tool_calls', trace '$1 $2', $lost events lost"
+    fi
+    KIND=consistency
+    desc="numascan --mode $mode: numa_scans_unfaulted_after_pct = 100 numa_scans_unfaulted_after / numa_scans_audited$([ -d "$skip_vma" ] && echo ', numa_skips_faulted_after_pct = 100 numa_skips_faulted_after / numa_skips_audited')"
+    set -- $tool_says
+    scan_pct=$(json_metric "$summary" numa_scans_unfaulted_after_pct)
+    skip_pct=$(json_metric "$summary" numa_skips_faulted_after_pct)
+    [ -d "$skip_vma" ] || skip_pct=- 
+    if awk -v a="$1" -v u="$2" -v sa="${3:-0}" -v f="${4:-0}" -v p="$scan_pct" -v q="$skip_pct" 'BEGIN {
+            d1 = p - 100 * u / a; d2 = (q == "-" || sa == 0) ? 0 : q - 100 * f / sa
+            exit !(a > 0 && d1 < 0.01 && d1 > -0.01 && d2 < 0.01 && d2 > -0.01) }'; then
+        ok "$desc ($scan_pct%, $skip_pct%)"
+    else
+        notok "$desc # scan pct '$scan_pct' for $2 of $1, skip pct '$skip_pct' for ${4:-?} of ${3:-?}"
+    fi
+    KIND="known answer"
+    rows=$(printf '%s\n' "$summary" | awk -v b0="${b0:-x}" -v b1="${b1:-x}" "$TABLE_AWK"'{
+        n = rows("vmas")
+        for (k = 1; k <= n; k++) {
+            s = field(row[k], "start")
+            if (s == b0) a = field(row[k], "numa_scans_unfaulted_after")
+            if (s == b1) b = field(row[k], "numa_scans_unfaulted_after")
+        }
+        printf "%s %s", a == "" ? "-" : a, b == "" ? "-" : b
+    }')
+    set -- $rows
+    desc="numascan --mode $mode: scan audit: the busy thread's own buffer, written without pause, has no scan without a fault after it; the idle buffer has some before thread 0 starts on it (numa_scans_unfaulted_after per VMA, and as the replay)"
+    if [ "${1:-x}" = 0 ] && [ "${2:-0}" != - ] && [ "${2:-0}" -gt 0 ] && [ "$1 $2" = "$(echo "$replay" | awk '{ print $6, $7 }')" ]; then
+        ok "$desc (own buffer $1, idle buffer $2)"
+    else
+        notok "$desc # rows '$rows', replay (own, idle) '$(echo "$replay" | awk '{ print $6, $7 }')'"
+    fi
 }
 numascan_checks() {
     for mode in $MODES; do
         case $mode in
-        fentry|kprobe) numascan_remote "$mode"; numascan_ownvmas "$mode"; numascan_pid_hash "$mode" ;;
+        fentry|kprobe) numascan_remote "$mode"; numascan_ownvmas "$mode"; numascan_pid_hash "$mode"
+                       numascan_audit "$mode" ;;
         esac
     done
 }

@@ -264,6 +264,13 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'numascan --mode (fentry|kprobe): ownvmas with(out)? the PID filter' \
             'numascan --mode (fentry|kprobe): four threads on one VMA, TIDs picked' \
             'numascan --mode (fentry|kprobe) --svg: the node matrix' \
+            'numascan --mode (fentry|kprobe): migration_pairs: every migrated hint fault' \
+            'numascan --mode (fentry|kprobe): scan audit = its replay from ftrace' \
+            'numascan --mode (fentry|kprobe): scan audit: the busy thread.s own buffer' \
+            'numascan --mode (fentry|kprobe): numa_scans_unfaulted_after_pct = ' \
+            'numascan --mode (fentry|kprobe): numa_scan_work_calls and numa_scan_chunks = ftrace' \
+            'numascan --mode (fentry|kprobe): ownvmas, one faulting thread: numa_hint_faults_private' \
+            'numascan --mode (fentry|kprobe): four threads on one buffer: shared hint faults' \
             'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied_tick: ' \
             'sisscan --mode (fentry|kprobe) --filter unoccupied: without SMT' \

@@ -11,7 +11,7 @@
  *   numaremote pid PID
  *   numaremote placed PAGES on_mem_node N          (after the first touch)
  *   numaremote end on_cpu_node N on_mem_node M pages PAGES
- * (move_pages(2) with no target nodes returns each page's node.) The
+ * (/proc/self/numa_maps's per-node counts of the buffer's VMA.) The
  * threads also write a small malloc'd array, so the process has a
  * [heap] VMA with hint faults.
  */
@@ -77,50 +77,46 @@ static long set_policy(void *addr, size_t len, int mode, int node)
 }
 
 /* How many of the buffer's pages sit on node a and on node b. */
+/*
+ * Where the buffer's pages are, from /proc/self/numa_maps: its walk of the
+ * page table counts a page the scanner made PROT_NONE where it is, while
+ * move_pages(2) reports such a page as an error (6404 of 16384 once on
+ * 6.1) and reading it to find out takes the hint fault, which may move it.
+ */
 static int count_nodes(int a, int b, long *on_a, long *on_b, long *pages)
 {
-	long page = sysconf(_SC_PAGESIZE), n = (long)(buffer_size / page);
-	void **addrs = calloc(n, sizeof(*addrs));
-	int *status = calloc(n, sizeof(*status));
+	FILE *f = fopen("/proc/self/numa_maps", "r");
+	char line[4096], *field, *save;
+	int found = 0;
 
-	if (!addrs || !status) {
-		free(addrs);
-		free(status);
+	if (!f) {
+		perror("numaremote: /proc/self/numa_maps");
 		return -1;
 	}
-	for (long i = 0; i < n; i++)
-		addrs[i] = buffer + i * page;
-	/*
-	 * A page the scanner has just made PROT_NONE may come back as an
-	 * error (seen: 6404 of 16384 once on 6.1): reading it takes the hint
-	 * fault (this thread runs on CPU_NODE, so at most it moves there, as
-	 * the tracer sees), and the next query finds it.
-	 */
-	for (int round = 0; round < 5; round++) {
-		long unknown = 0;
+	*on_a = *on_b = *pages = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strtoul(line, NULL, 16) != (unsigned long)buffer)
+			continue;
+		found = 1;
+		for (field = strtok_r(line, " \n", &save); field;
+		     field = strtok_r(NULL, " \n", &save)) {
+			int node;
+			long n;
 
-		if (syscall(SYS_move_pages, 0, n, addrs, NULL, status, 0)) {
-			perror("move_pages");
-			free(addrs);
-			free(status);
-			return -1;
+			if (sscanf(field, "N%d=%ld", &node, &n) != 2)
+				continue;
+			*pages += n;
+			if (node == a)
+				*on_a += n;
+			if (node == b)
+				*on_b += n;
 		}
-		for (long i = 0; i < n; i++)
-			if (status[i] < 0) {
-				unknown++;
-				(void)*(volatile char *)addrs[i];
-			}
-		if (!unknown)
-			break;
 	}
-	*on_a = *on_b = 0;
-	for (long i = 0; i < n; i++) {
-		*on_a += status[i] == a;
-		*on_b += status[i] == b;
+	fclose(f);
+	if (!found) {
+		fprintf(stderr, "numaremote: the buffer is not in /proc/self/numa_maps\n");
+		return -1;
 	}
-	*pages = n;
-	free(addrs);
-	free(status);
 	return 0;
 }
 
@@ -132,7 +128,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	long threads = 4, megabytes = 64, on_cpu, on_mem, pages;
+	long threads = 4, megabytes = 64, on_cpu, on_mem, pages, page_size = sysconf(_SC_PAGESIZE);
 	int cpu_node = 0, mem_node = 1, opt;
 	double seconds = 5;
 	pthread_t *tids;
@@ -156,7 +152,7 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * Every thread on CPU_NODE, this one too: it touches its heap and
-	 * stack after the scanner marked them (move_pages' arrays).
+	 * stack after the scanner marked them (count_nodes()'s line buffer).
 	 */
 	if (sched_setaffinity(0, sizeof(node_cpus), &node_cpus)) {
 		perror("numaremote: sched_setaffinity");
@@ -165,14 +161,22 @@ int main(int argc, char **argv)
 	printf("numaremote pid %d\n", getpid());
 	fflush(stdout);
 	buffer_size = (size_t)megabytes << 20;
-	buffer = mmap(NULL, buffer_size, PROT_READ | PROT_WRITE,
+	/*
+	 * Between two PROT_NONE guard pages: one VMA of its own, which a
+	 * thread stack mapped beside it cannot merge with (6.7+ gives
+	 * MAP_STACK VM_NOHUGEPAGE, as madvise gives the buffer), so that
+	 * numa_maps still has it at the end.
+	 */
+	buffer = mmap(NULL, buffer_size + 2 * page_size, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	heap = malloc(heap_size);
-	if (buffer == MAP_FAILED || !heap) {
+	if (buffer == MAP_FAILED || !heap || mprotect(buffer, page_size, PROT_NONE) ||
+	    mprotect(buffer + page_size + buffer_size, page_size, PROT_NONE)) {
 		perror("numaremote: allocating");
 		return 1;
 	}
-	/* 4 KiB pages: one hint fault per page, and move_pages() per page. */
+	buffer += page_size;
+	/* 4 KiB pages: one hint fault per page. */
 	madvise(buffer, buffer_size, MADV_NOHUGEPAGE);
 	if (set_policy(buffer, buffer_size, MPOL_BIND, mem_node)) {
 		fprintf(stderr, "numaremote: mbind to node %d: %s\n", mem_node, strerror(errno));

@@ -8,7 +8,10 @@
  * the owner will ever fault on.
  *
  * With -i N, the last N of them touch their buffer once and then sleep:
- * they never scan, and nobody ever takes a hint fault on their buffers.
+ * they never scan, and nobody ever takes a hint fault on their buffers
+ * unless -L SECONDS: from then on thread 0 writes their buffers as well
+ * as its own (a VMA its scans skipped, then faulted on: the scan audit's
+ * false negative).
  * With -S N, N more threads share one more buffer, and ownvmas picks
  * their TIDs (through /proc/sys/kernel/ns_last_pid, as root) so that all
  * of them share one bit of the kernel's PID filter hash (hash_32(tid, 6),
@@ -104,7 +107,18 @@ static void aim_next_tid(unsigned int bit)
 	fclose(f);
 }
 
-static long busy_owners;
+static long busy_owners, owners;
+static char **owner_buffers;
+static double late_at = -1;	/* -L: when thread 0 starts on the idle buffers */
+
+/* One byte per page of a buffer. */
+static void write_pages(char *buffer, unsigned char *value)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (size_t off = 0; off < buffer_size; off += page)
+		buffer[off] = (*value)++;
+}
 
 /* Owners from busy_owners on touch their buffer once, then sleep. */
 static void *owner(void *arg)
@@ -120,6 +134,7 @@ static void *owner(void *arg)
 	       (unsigned long)buffer, (unsigned long)(buffer + buffer_size));
 	fflush(stdout);
 	pthread_mutex_unlock(&print_lock);
+	__atomic_store_n(&owner_buffers[index], buffer, __ATOMIC_RELEASE);
 	if (index >= busy_owners) {
 		double left = deadline - now();
 
@@ -127,16 +142,25 @@ static void *owner(void *arg)
 			usleep((useconds_t)(left * 1e6));
 		return NULL;
 	}
-	while (now() < deadline)
-		for (size_t off = 0; off < buffer_size; off += page)
-			buffer[off] = value++;
+	while (now() < deadline) {
+		write_pages(buffer, &value);
+		if (index || late_at < 0 || now() < late_at)
+			continue;
+		for (long i = busy_owners; i < owners; i++) {
+			char *idle = __atomic_load_n(&owner_buffers[i], __ATOMIC_ACQUIRE);
+
+			if (idle)
+				write_pages(idle, &value);
+		}
+	}
 	return NULL;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ownvmas [-t THREADS] [-i IDLE] [-m MB_PER_BUFFER] [-s SECONDS] [-S SHARERS]\n"
-			"  -i  the last IDLE of the THREADS touch their buffer once, then sleep\n");
+	fprintf(stderr, "usage: ownvmas [-t THREADS] [-i IDLE] [-m MB_PER_BUFFER] [-s SECONDS] [-S SHARERS] [-L SECONDS]\n"
+			"  -i  the last IDLE of the THREADS touch their buffer once, then sleep\n"
+			"  -L  after SECONDS, thread 0 writes the idle threads' buffers too\n");
 	exit(2);
 }
 
@@ -147,8 +171,11 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:i:m:s:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:i:m:s:S:L:")) != -1) {
 		switch (opt) {
+		case 'L':
+			late_at = option_seconds(optarg);
+			break;
 		case 'i':
 			idle = option_long(optarg, 0, 1024);
 			break;
@@ -165,8 +192,14 @@ int main(int argc, char **argv)
 	if (threads + sharers == 0 || idle > threads)
 		usage();
 	busy_owners = threads - idle;
+	owners = threads;
 	buffer_size = (size_t)megabytes << 20;
 	deadline = now() + seconds;
+	if (late_at >= 0)
+		late_at += now();
+	owner_buffers = calloc(threads + 1, sizeof(*owner_buffers));
+	if (!owner_buffers)
+		return 1;
 	tids = calloc(threads + sharers, sizeof(*tids));
 	shared_tids = calloc(sharers + 1, sizeof(*shared_tids));
 	if (!tids || !shared_tids)
@@ -205,5 +238,6 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	free(tids);
 	free(shared_tids);
+	free(owner_buffers);
 	return 0;
 }

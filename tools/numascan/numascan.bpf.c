@@ -54,6 +54,13 @@ struct {
 	__type(value, struct numascan_node_pair);
 } node_pair_counters SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NUMASCAN_MAX_MIGRATION_PAIRS);
+	__type(key, struct numascan_migration_pair_key);
+	__type(value, struct numascan_migration_pair);
+} migration_pair_counters SEC(".maps");
+
 /*
  * What a thread is in the middle of, from a function's entry to its exit
  * (or from the fault path's VMA hook to task_numa_fault()). LRU: a thread
@@ -68,6 +75,14 @@ struct vma_span {
 	__u64 start, end;
 };
 
+/* A hint fault's migration, from the source node's check to task_numa_fault(). */
+struct migration {
+	__s32 from_node;	/* -1: not seen */
+	__u32 pad;
+	__u64 start_ns;		/* migrate_misplaced_folio()'s entry */
+	__u64 ns;		/* ... and how long it took */
+};
+
 #define THREAD_STATES 16384
 #define THREAD_STATE_MAP(name, value_type)                                     \
 	struct {                                                               \
@@ -78,22 +93,33 @@ struct vma_span {
 	} name SEC(".maps")
 
 /*
- * The VMAs each thread took a hint fault on since the tool started, so
- * that a scan by a thread that never touched the VMA can be told apart
- * (seed 002: the other threads' scans of a thread's private VMA). LRU:
- * under pressure the oldest pairs go, and a scan by their thread counts
- * as unfaulted until its next fault there (docs/metrics.md).
+ * Per thread and VMA of its process: whether it took a hint fault there
+ * since the tool started, so that a scan by a thread that never touched
+ * the VMA can be told apart (seed 002: the other threads' scans of a
+ * thread's private VMA), and its last scan decision there, pending until
+ * its next one (the audit, docs/metrics.md). LRU: under pressure the
+ * oldest pairs go; a scan by their thread then counts as unfaulted until
+ * its next fault there, and their pending decision is not audited.
  */
+struct thread_vma_state {
+	__u8 faulted;
+	__u8 scan_pending;	/* scanned for it, no fault by it since */
+	__u8 skip_pending;	/* skipped for it (skip slot + 1), no fault since */
+	__u8 pad[5];
+	__u64 skip_ns;
+	__u64 last_pass;	/* its pass (start time) that last scanned the VMA */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, NUMASCAN_MAX_THREAD_VMAS);
 	__type(key, struct numascan_thread_vma);
-	__type(value, __u8);
-} faulted_vmas SEC(".maps");
+	__type(value, struct thread_vma_state);
+} thread_vmas SEC(".maps");
 
 THREAD_STATE_MAP(scan_passes, struct scan_pass);
 THREAD_STATE_MAP(scan_vmas, struct vma_span);
-THREAD_STATE_MAP(migrate_starts, __u64);
+THREAD_STATE_MAP(migrations, struct migration);
 
 /* Adds delta to a banked row value (lib/bpf/table.h), atomically. */
 #define row_add(values, value, bank, delta)                                    \
@@ -325,6 +351,68 @@ static __always_inline void count_faulting_tid(struct numascan_vma *vma, __u32 b
 		row_add(vma->counts, NV_TID_HASH_COLLISIONS, bank, 1);
 }
 
+/*
+ * The audit of scan decisions (sched_skip_vma_numa's and the scans that
+ * follow vma_is_accessed()): each thread's last decision on a VMA stays
+ * pending until its next one there, or until it takes a hint fault there.
+ */
+
+/* The thread's fault on the VMA: its pending decision was followed by one. */
+static __always_inline bool fault_resolves(struct thread_vma_state *state, __u32 bank)
+{
+	bool skip_followed = false;
+
+	if (state->scan_pending) {
+		counter_add_if(bank, &counters, NUMASCAN_SCANS_AUDITED, 1);
+		state->scan_pending = 0;
+	}
+	if (state->skip_pending) {
+		__u64 ns = bpf_ktime_get_ns() - state->skip_ns;
+		__u32 slot = state->skip_pending - 1;
+
+		counter_add_if(bank, &counters, NUMASCAN_SKIPS_AUDITED, 1);
+		counter_add_if(bank, &counters, NUMASCAN_SKIPS_FAULTED_AFTER, 1);
+		if (slot < NUMASCAN_NR_SKIP_REASONS)
+			counter_add_if(bank, &counters,
+				       NUMASCAN_SKIPS_FAULTED_AFTER_BY_REASON + slot, 1);
+		hist_record_if(bank, &counters, NUMASCAN_SKIP_FAULT_DELAY_HIST,
+			       NUMASCAN_TIME_SLOTS, log2_slot(ns), ns);
+		state->skip_pending = 0;
+		skip_followed = true;
+	}
+	return skip_followed;
+}
+
+/* A new decision: the pending one had no fault after it. */
+static __always_inline void decision_resolves(struct thread_vma_state *state, __u32 bank,
+					      struct numascan_vma *vma)
+{
+	if (state->scan_pending) {
+		counter_add_if(bank, &counters, NUMASCAN_SCANS_AUDITED, 1);
+		counter_add_if(bank, &counters, NUMASCAN_SCANS_UNFAULTED_AFTER, 1);
+		if (vma)
+			row_add(vma->counts, NV_SCANS_UNFAULTED_AFTER, bank, 1);
+		state->scan_pending = 0;
+	}
+	if (state->skip_pending) {
+		counter_add_if(bank, &counters, NUMASCAN_SKIPS_AUDITED, 1);
+		state->skip_pending = 0;
+	}
+}
+
+/* The thread's state for the VMA, created empty if it has none. */
+static __always_inline struct thread_vma_state *thread_vma(__u32 tid, __u64 start)
+{
+	struct numascan_thread_vma pair = { .tid = tid, .start = start };
+	struct thread_vma_state *state = bpf_map_lookup_elem(&thread_vmas, &pair);
+	struct thread_vma_state fresh = {};
+
+	if (state)
+		return state;
+	bpf_map_update_elem(&thread_vmas, &pair, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&thread_vmas, &pair);
+}
+
 static __always_inline int hint_leave(void)
 {
 	__u32 tid = current_tid(), bank = current_bank();
@@ -340,11 +428,16 @@ static __always_inline int hint_leave(void)
 	local = flags & TNF_FAULT_LOCAL;
 	if (bank) {
 		struct numascan_thread_vma pair = { .tid = tid, .start = call->start };
-		bool first = !bpf_map_lookup_elem(&faulted_vmas, &pair);
-		__u8 one = 1;
+		struct thread_vma_state *state = bpf_map_lookup_elem(&thread_vmas, &pair);
+		struct thread_vma_state fresh = { .faulted = 1 };
+		bool first = !state || !state->faulted, skip_followed = false;
 
-		if (first)
-			bpf_map_update_elem(&faulted_vmas, &pair, &one, BPF_ANY);
+		if (!state) {
+			bpf_map_update_elem(&thread_vmas, &pair, &fresh, BPF_ANY);
+		} else {
+			skip_followed = fault_resolves(state, bank);
+			state->faulted = 1;
+		}
 		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS, 1);
 		counter_add_if(bank, &counters,
 			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
@@ -361,6 +454,8 @@ static __always_inline int hint_leave(void)
 				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
 			if (first)
 				count_faulting_tid(vma, bank, tid);
+			if (skip_followed)
+				row_add(vma->counts, NV_SKIPS_FAULTED_AFTER, bank, 1);
 		}
 	}
 	bpf_map_delete_elem(&hint_calls, &tid);
@@ -443,6 +538,35 @@ static __always_inline void count_node_pair(__u32 bank, int mem_node, int pages,
 		row_add(row->counts, NN_TASK_FAULTS_MIGRATED, bank, 1);
 }
 
+/*
+ * Set by user space: should_numa_migrate_memory() is hooked, so every
+ * migrating hint fault has its source node (migration_pairs).
+ */
+const volatile bool migration_sources = false;
+
+/* A hint fault that migrated its page to to_node, pages of them. */
+static __always_inline void count_migration_pair(__u32 bank, int to_node, int pages)
+{
+	struct numascan_migration_pair_key key = { .from_node = -1, .to_node = to_node };
+	struct numascan_migration_pair zero = {}, *row;
+	__u32 tid = current_tid();
+	struct migration *migration = bpf_map_lookup_elem(&migrations, &tid);
+	__u64 ns = 0;
+
+	if (migration) {
+		key.from_node = migration->from_node;
+		ns = migration->ns;
+		bpf_map_delete_elem(&migrations, &tid);
+	}
+	row = table_row_if(bank, &migration_pair_counters, &key, &zero,
+			   NUMASCAN_MIGRATION_PAIR_DROPS);
+	if (!row)
+		return;
+	row_add(row->counts, NM_HINT_FAULTS_MIGRATED, bank, 1);
+	row_add(row->counts, NM_HINT_FAULT_PAGES_MIGRATED, bank, pages);
+	row_add(row->counts, NM_MIGRATION_NS, bank, ns);
+}
+
 /* The fault as task_numa_fault() accounts it to the task. */
 static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, int flags)
 {
@@ -489,6 +613,14 @@ static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, 
 		}
 	}
 	count_node_pair(bank, mem_node, pages, flags);
+	if (migration_sources && (flags & TNF_MIGRATED)) {
+		count_migration_pair(bank, mem_node, pages);
+	} else if (migration_sources) {
+		/* Not migrated: its source must not outlive the fault. */
+		__u32 tid = current_tid();
+
+		bpf_map_delete_elem(&migrations, &tid);
+	}
 	return 0;
 }
 
@@ -589,29 +721,37 @@ static __always_inline int prot_numa_leave(long updated)
 {
 	__u32 tid = current_tid(), bank = current_bank();
 	struct vma_span *span = bpf_map_lookup_elem(&scan_vmas, &tid);
-	struct numascan_thread_vma pair = { .tid = tid };
+	struct thread_vma_state *state = NULL;
 	struct scan_pass *pass;
 	struct numascan_vma *row;
 	__u64 pass_id = 0;
-	bool unfaulted;
+	bool unfaulted = false;
 
 	if (!span)
 		return 0;
 	if (updated < 0)
 		updated = 0;
+	pass = bpf_map_lookup_elem(&scan_passes, &tid);
+	if (pass)
+		pass_id = pass->start_ns;
 	/* Without the VMA hook no fault names its VMA: nothing to tell. */
-	pair.start = span->start;
-	unfaulted = hint_at_prep && !bpf_map_lookup_elem(&faulted_vmas, &pair);
+	if (hint_at_prep && bank) {
+		state = thread_vma(tid, span->start);
+		unfaulted = !state || !state->faulted;
+	}
 	counter_add_if(bank, &counters, NUMASCAN_SCAN_CHUNKS, 1);
 	counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES, updated);
 	if (unfaulted)
 		counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES_UNFAULTED, updated);
 	count_process(bank, NP_PTE_UPDATES, updated);
 	row = vma_row(bank, span->start, span->end);
+	/* Chunks of one pass are one scan decision. */
+	if (state && (!pass_id || state->last_pass != pass_id)) {
+		decision_resolves(state, bank, row);
+		state->scan_pending = 1;
+		state->last_pass = pass_id;
+	}
 	if (row) {
-		pass = bpf_map_lookup_elem(&scan_passes, &tid);
-		if (pass)
-			pass_id = pass->start_ns;
 		/* Chunks of one pass are one scan of the VMA. */
 		if (!pass_id || row->last_pass != pass_id) {
 			row->last_pass = pass_id;
@@ -672,17 +812,29 @@ static __always_inline __u32 skip_slot(int reason)
 
 static __always_inline int vma_skipped(struct vm_area_struct *vma, int reason)
 {
-	__u32 bank = current_bank();
+	__u32 bank = current_bank(), slot = skip_slot(reason);
+	struct thread_vma_state *state;
 	struct numascan_vma *row;
+	__u64 start;
 
 	if (!bank)
 		return 0;
 	counter_add_if(bank, &counters, NUMASCAN_VMA_SKIPS, 1);
-	counter_add_if(bank, &counters, NUMASCAN_VMA_SKIPS_BY_REASON + skip_slot(reason), 1);
+	counter_add_if(bank, &counters, NUMASCAN_VMA_SKIPS_BY_REASON + slot, 1);
 	count_process(bank, NP_VMA_SKIPS, 1);
-	row = vma_row(bank, BPF_CORE_READ(vma, vm_start), BPF_CORE_READ(vma, vm_end));
+	start = BPF_CORE_READ(vma, vm_start);
+	row = vma_row(bank, start, BPF_CORE_READ(vma, vm_end));
 	if (row)
 		row_add(row->counts, NV_VMA_SKIPS, bank, 1);
+	/* ignore_pid is no skip: vma_is_accessed() lets the scan go on. */
+	if (!hint_at_prep || slot == NUMASCAN_SKIP_IGNORE_PID)
+		return 0;
+	state = thread_vma(current_tid(), start);
+	if (state) {
+		decision_resolves(state, bank, row);
+		state->skip_pending = slot + 1;
+		state->skip_ns = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 
@@ -746,27 +898,70 @@ int mm_migrate_pages__tp(struct trace_event_raw_mm_migrate_pages *ctx)
 	return pages_migrated(ctx->succeeded, ctx->failed, ctx->reason);
 }
 
+/*
+ * The page's node, where mpol_misplaced() asks whether to move it (every
+ * policy that lets NUMA balancing migrate has MPOL_F_MORON): the source
+ * of the migration that may follow in the same fault.
+ */
+static __always_inline int migration_source(int src_nid)
+{
+	struct migration migration = { .from_node = src_nid };
+	__u32 tid = current_tid();
+
+	if (!current_bank())
+		return 0;
+	bpf_map_update_elem(&migrations, &tid, &migration, BPF_ANY);
+	return 0;
+}
+
+SEC("fentry/should_numa_migrate_memory")
+int BPF_PROG(migration_source__fentry, void *p, void *folio, int src_nid)
+{
+	return migration_source(src_nid);
+}
+
+SEC("kprobe/should_numa_migrate_memory")
+int BPF_KPROBE(migration_source__kprobe, void *p, void *folio, int src_nid)
+{
+	return migration_source(src_nid);
+}
+
 static __always_inline int migrate_enter(void)
 {
+	struct migration fresh = { .from_node = -1 }, *migration;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = current_tid();
 
-	bpf_map_update_elem(&migrate_starts, &tid, &now, BPF_ANY);
+	if (!current_bank())
+		return 0;
+	migration = bpf_map_lookup_elem(&migrations, &tid);
+	if (migration) {
+		migration->start_ns = now;
+		migration->ns = 0;
+		return 0;
+	}
+	fresh.start_ns = now;
+	bpf_map_update_elem(&migrations, &tid, &fresh, BPF_ANY);
 	return 0;
 }
 
 static __always_inline int migrate_leave(void)
 {
 	__u32 tid = current_tid(), bank = current_bank();
-	__u64 *start = bpf_map_lookup_elem(&migrate_starts, &tid), ns;
+	struct migration *migration = bpf_map_lookup_elem(&migrations, &tid);
+	__u64 ns;
 
-	if (!start)
+	if (!migration || !migration->start_ns)
 		return 0;
-	ns = bpf_ktime_get_ns() - *start;
+	ns = bpf_ktime_get_ns() - migration->start_ns;
+	migration->start_ns = 0;
+	migration->ns = ns;
 	counter_add_if(bank, &counters, NUMASCAN_MIGRATE_CALLS, 1);
 	hist_record_if(bank, &counters, NUMASCAN_MIGRATE_HIST, NUMASCAN_TIME_SLOTS,
 		       log2_slot(ns), ns);
-	bpf_map_delete_elem(&migrate_starts, &tid);
+	/* Else task_numa_fault() takes it (count_migration_pair()). */
+	if (!migration_sources)
+		bpf_map_delete_elem(&migrations, &tid);
 	return 0;
 }
 

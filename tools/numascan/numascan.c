@@ -43,6 +43,7 @@ enum numascan_hook {
 	HOOK_STICK_NUMA,
 	HOOK_SCHED_SWITCH,
 	HOOK_PROCESS_EXEC,
+	HOOK_MIGRATION_SOURCE,
 	NR_HOOKS,
 };
 
@@ -79,6 +80,9 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 	/* Renames a process row whose first event came before an exec. */
 	[HOOK_PROCESS_EXEC] = { .name = "sched_process_exec", .kind = HOOK_TRACEPOINT,
 				.targets = { "sched_process_exec" }, .optional = true },
+	/* The page's node before a hint fault migrates it (migration_pairs). */
+	HOOK_SPEC_FUNCTION(HOOK_MIGRATION_SOURCE, "migration_source",
+			   "should_numa_migrate_memory"),
 };
 
 #define FAULTS HOOK_BIT(HOOK_TASK_NUMA_FAULT)
@@ -88,9 +92,12 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 #define SKIPS HOOK_BIT(HOOK_SKIP_VMA)
 #define MIGRATED HOOK_BIT(HOOK_MIGRATE_PAGES)
 #define SWITCHES HOOK_BIT(HOOK_SCHED_SWITCH)
+#define MIGRATION_SOURCES (FAULTS | HOOK_BIT(HOOK_MIGRATION_SOURCE))
 
 #define COUNT(metric, slot, hook_set) { .name = metric, .counter = slot, .needs = hook_set }
 #define SKIP(metric, reason) COUNT(metric, NUMASCAN_VMA_SKIPS_BY_REASON + (reason), SKIPS)
+#define SKIP_AFTER(metric, reason)                                              \
+	COUNT(metric, NUMASCAN_SKIPS_FAULTED_AFTER_BY_REASON + (reason), SKIPS | HINTS)
 #define TIME_HIST(metric, slot, hook_set, what)                                \
 	{ .name = metric, .counter = slot, .needs = hook_set,                  \
 	  .nr_slots = NUMASCAN_TIME_SLOTS, .kind = HIST_LOG2, .has_sum = true, \
@@ -140,6 +147,22 @@ static const struct metric_spec metrics[] = {
 	SKIP("numa_vma_skips_ignore_pid", NUMASCAN_SKIP_IGNORE_PID),
 	SKIP("numa_vma_skips_seq_completed", NUMASCAN_SKIP_SEQ_COMPLETED),
 	SKIP("numa_vma_skips_other", NUMASCAN_SKIP_OTHER),
+	/* The scan decisions' audit: needs the faults' VMAs. */
+	COUNT("numa_scans_audited", NUMASCAN_SCANS_AUDITED, PTES | HINTS),
+	COUNT("numa_scans_unfaulted_after", NUMASCAN_SCANS_UNFAULTED_AFTER, PTES | HINTS),
+	{ .name = "numa_scans_unfaulted_after_pct",
+	  .ratio = { "numa_scans_unfaulted_after", NULL, "numa_scans_audited" } },
+	COUNT("numa_skips_audited", NUMASCAN_SKIPS_AUDITED, SKIPS | HINTS),
+	COUNT("numa_skips_faulted_after", NUMASCAN_SKIPS_FAULTED_AFTER, SKIPS | HINTS),
+	SKIP_AFTER("numa_skips_faulted_after_unsuitable", NUMASCAN_SKIP_UNSUITABLE),
+	SKIP_AFTER("numa_skips_faulted_after_shared_ro", NUMASCAN_SKIP_SHARED_RO),
+	SKIP_AFTER("numa_skips_faulted_after_inaccessible", NUMASCAN_SKIP_INACCESSIBLE),
+	SKIP_AFTER("numa_skips_faulted_after_scan_delay", NUMASCAN_SKIP_SCAN_DELAY),
+	SKIP_AFTER("numa_skips_faulted_after_pid_inactive", NUMASCAN_SKIP_PID_INACTIVE),
+	SKIP_AFTER("numa_skips_faulted_after_seq_completed", NUMASCAN_SKIP_SEQ_COMPLETED),
+	SKIP_AFTER("numa_skips_faulted_after_other", NUMASCAN_SKIP_OTHER),
+	{ .name = "numa_skips_faulted_after_pct",
+	  .ratio = { "numa_skips_faulted_after", NULL, "numa_skips_audited" } },
 	COUNT("numa_pages_migrated", NUMASCAN_PAGES_MIGRATED, MIGRATED),
 	COUNT("numa_pages_migrate_failed", NUMASCAN_PAGES_MIGRATE_FAILED, MIGRATED),
 	COUNT("numa_migrate_calls", NUMASCAN_MIGRATE_CALLS, HOOK_BIT(HOOK_MIGRATE_MISPLACED)),
@@ -159,6 +182,8 @@ static const struct metric_spec metrics[] = {
 		  "durations of the task_numa_work() runs that scanned, entry to exit"),
 	TIME_HIST("numa_migrate_ns", NUMASCAN_MIGRATE_HIST, HOOK_BIT(HOOK_MIGRATE_MISPLACED),
 		  "durations of the misplaced-page migrations, entry to exit"),
+	TIME_HIST("numa_skip_fault_delay_ns", NUMASCAN_SKIP_FAULT_DELAY_HIST, SKIPS | HINTS,
+		  "from a VMA's skip for a thread to that thread's next hint fault on it"),
 };
 
 /* ------------------------------------------------------------------ tables */
@@ -211,6 +236,8 @@ static const struct table_column vma_columns[] = {
 	{ "numa_pte_updates_unfaulted", NULL, 0, COLUMN_COUNT, NV_PTE_UPDATES_UNFAULTED, 0 },
 	{ "numa_faulting_tids", NULL, 0, COLUMN_COUNT, NV_FAULTING_TIDS, 0 },
 	{ "numa_tid_hash_collisions", NULL, 0, COLUMN_COUNT, NV_TID_HASH_COLLISIONS, 0 },
+	{ "numa_scans_unfaulted_after", NULL, 0, COLUMN_COUNT, NV_SCANS_UNFAULTED_AFTER, 0 },
+	{ "numa_skips_faulted_after", NULL, 0, COLUMN_COUNT, NV_SKIPS_FAULTED_AFTER, 0 },
 };
 
 struct numascan {
@@ -322,6 +349,32 @@ static const struct table_spec node_pair_table = {
 	.sort_value = -1, .drop_slot = NUMASCAN_NODE_PAIR_DROPS,
 };
 
+static const struct table_key_field migration_pair_keys[] = {
+	{ .name = "from_node", .heading = "FROM_NODE",
+	  .offset = offsetof(struct numascan_migration_pair_key, from_node), .size = 4,
+	  .is_signed = true, .width = 9 },
+	{ .name = "to_node", .heading = "TO_NODE",
+	  .offset = offsetof(struct numascan_migration_pair_key, to_node), .size = 4,
+	  .is_signed = true, .width = 8 },
+};
+
+static const struct table_column migration_pair_columns[] = {
+	{ "numa_hint_faults_migrated", "MIGRATED", 10, COLUMN_COUNT, NM_HINT_FAULTS_MIGRATED, 0 },
+	{ "numa_hint_fault_pages_migrated", "PAGES", 10, COLUMN_COUNT,
+	  NM_HINT_FAULT_PAGES_MIGRATED, 0 },
+	{ "numa_migration_ns", "MIGRATE_MS", 11, COLUMN_DURATION, NM_MIGRATION_NS, 0 },
+	{ "numa_migration_mean_ns", "MEAN_NS", 10, COLUMN_MEAN, NM_MIGRATION_NS,
+	  NM_HINT_FAULTS_MIGRATED },
+};
+
+static const struct table_spec migration_pair_table = {
+	.name = "migration_pairs", .row = "migration_pair", .keys = migration_pair_keys,
+	.nr_keys = ARRAY_SIZE(migration_pair_keys), .source = TABLE_COUNTERS,
+	.value_offset = offsetof(struct numascan_migration_pair, counts), .nr_values = NM_NR,
+	.columns = migration_pair_columns, .nr_columns = ARRAY_SIZE(migration_pair_columns),
+	.sort_value = -1, .drop_slot = NUMASCAN_MIGRATION_PAIR_DROPS,
+};
+
 /* ------------------------------------------------- vmstat and AutoNUMA cost */
 
 /*
@@ -431,7 +484,7 @@ int main(int argc, char **argv)
 		.start = numascan_start,
 		.ctx = &ns,
 	};
-	struct table processes, vmas, node_pairs;
+	struct table processes, vmas, node_pairs, migration_pairs;
 	struct common_opts opts;
 	struct numascan_bpf *obj;
 	const struct hook *hint_vma;
@@ -484,6 +537,7 @@ int main(int argc, char **argv)
 		obj->rodata->hint_flags_arg = flags_arg;
 	}
 	obj->rodata->sample_task_faults = tool_has_hooks(&tool, SWITCHES);
+	obj->rodata->migration_sources = tool_has_hooks(&tool, MIGRATION_SOURCES);
 	fault_tier = tool_tier(&tool, FAULTS);
 	if (tool_load(&tool, obj->skeleton, obj->maps.counters) ||
 	    tool_add_table(&tool, &processes, &process_table, obj->maps.process_counters,
@@ -502,6 +556,11 @@ int main(int argc, char **argv)
 	if (tool_has_hooks(&tool, FAULTS) &&
 	    tool_add_table(&tool, &node_pairs, &node_pair_table, obj->maps.node_pair_counters,
 			   obj->maps.table_drops, NULL, fault_tier, false))
+		goto out;
+	if (tool_has_hooks(&tool, MIGRATION_SOURCES) &&
+	    tool_add_table(&tool, &migration_pairs, &migration_pair_table,
+			   obj->maps.migration_pair_counters, obj->maps.table_drops, NULL,
+			   tool_tier(&tool, MIGRATION_SOURCES), false))
 		goto out;
 	if (tool_attach(&tool))
 		goto out;

@@ -67,13 +67,25 @@ enum numascan_counter {
 	 */
 	NUMASCAN_SWITCH_FAULT_PAGES,
 	NUMASCAN_SWITCH_FAULT_PAGES_LOCAL,
-	NUMASCAN_SCAN_PASS_HIST,	/* task_numa_work() passes, ns */
+	/*
+	 * The scan decisions' audit: a thread's scan (or skip) of a VMA,
+	 * resolved at its next decision on that VMA by whether the thread
+	 * took a hint fault there in between.
+	 */
+	NUMASCAN_SCANS_AUDITED,
+	NUMASCAN_SCANS_UNFAULTED_AFTER,
+	NUMASCAN_SKIPS_AUDITED,
+	NUMASCAN_SKIPS_FAULTED_AFTER,
+	NUMASCAN_SKIPS_FAULTED_AFTER_BY_REASON,
+	NUMASCAN_SCAN_PASS_HIST = NUMASCAN_SKIPS_FAULTED_AFTER_BY_REASON + NUMASCAN_NR_SKIP_REASONS,
 	NUMASCAN_MIGRATE_HIST = NUMASCAN_SCAN_PASS_HIST + NUMASCAN_TIME_SLOTS + 1,
+	/* skip to the skipped thread's hint fault on the VMA, ns */
+	NUMASCAN_SKIP_FAULT_DELAY_HIST = NUMASCAN_MIGRATE_HIST + NUMASCAN_TIME_SLOTS + 1,
 	/*
 	 * Written by user space only (never by a program): /proc/vmstat
 	 * deltas since the start and the cost formula (numascan.c).
 	 */
-	NUMASCAN_VMSTAT_HINT_FAULTS = NUMASCAN_MIGRATE_HIST + NUMASCAN_TIME_SLOTS + 1,
+	NUMASCAN_VMSTAT_HINT_FAULTS = NUMASCAN_SKIP_FAULT_DELAY_HIST + NUMASCAN_TIME_SLOTS + 1,
 	NUMASCAN_VMSTAT_HINT_FAULTS_LOCAL,
 	NUMASCAN_VMSTAT_PTE_UPDATES,
 	NUMASCAN_VMSTAT_HUGE_PTE_UPDATES,
@@ -88,6 +100,7 @@ enum numascan_table_slot {
 	NUMASCAN_PROCESS_DROPS,
 	NUMASCAN_VMA_DROPS,
 	NUMASCAN_NODE_PAIR_DROPS,
+	NUMASCAN_MIGRATION_PAIR_DROPS,
 };
 
 /* Per process: the faulting or scanning task's. */
@@ -130,6 +143,9 @@ enum numascan_vma_counter {
 	 */
 	NV_FAULTING_TIDS,
 	NV_TID_HASH_COLLISIONS,
+	/* the audit's: scans no fault followed, skips a fault followed */
+	NV_SCANS_UNFAULTED_AFTER,
+	NV_SKIPS_FAULTED_AFTER,
 	NV_NR,
 };
 
@@ -141,7 +157,7 @@ struct numascan_vma_key {
 	__u64 start;
 };
 
-/* A thread and a VMA of its process it took a hint fault on. */
+/* A thread and a VMA of its process it took a hint fault on, scanned or skipped. */
 struct numascan_thread_vma {
 	__u32 tid;
 	__u32 pad;
@@ -174,6 +190,30 @@ struct numascan_node_pair_key {
 
 struct numascan_node_pair {
 	__u64 counts[NN_NR * SCHEDSCAN_BANKS];
+};
+
+/*
+ * Hint faults that migrated their page, by the page's node before
+ * (should_numa_migrate_memory()'s src_nid) and after (task_numa_fault()'s
+ * node). from_node -1: the fault migrated without passing through
+ * should_numa_migrate_memory() where numascan saw it.
+ */
+enum numascan_migration_pair_counter {
+	NM_HINT_FAULTS_MIGRATED,
+	NM_HINT_FAULT_PAGES_MIGRATED,
+	NM_MIGRATION_NS,	/* in migrate_misplaced_folio(), of those faults */
+	NM_NR,
+};
+
+#define NUMASCAN_MAX_MIGRATION_PAIRS 4096
+
+struct numascan_migration_pair_key {
+	__s32 from_node;
+	__s32 to_node;
+};
+
+struct numascan_migration_pair {
+	__u64 counts[NM_NR * SCHEDSCAN_BANKS];
 };
 
 #endif
