@@ -19,7 +19,7 @@ pick_port() {
 	for ((i = 0; i < 200; i++)); do
 		p=$((19000 + RANDOM % 1000))
 		[[ $picked == *" $p "* ]] && continue
-		ss -Htln "sport = :$p" 2>/dev/null | grep -q . && continue
+		[ -n "$(ss -Htln "sport = :$p" 2>/dev/null)" ] && continue
 		picked+="$p "
 		printf -v "$1" %s "$p"
 		return 0

@@ -36,9 +36,12 @@ for f in "$tests" "$init"; do
     [ -f "$f" ] || { echo "mkinitramfs: $f missing" >&2; exit 1; }
 done
 
+# grep without -q reads all of readelf's output: no SIGPIPE for pipefail.
+is_dynamic() { readelf -l "$1" 2>/dev/null | grep 'Requesting program interpreter' >/dev/null; }
+
 busybox=""
 for b in /bin/busybox /usr/bin/busybox; do
-    if [ -x "$b" ] && ! readelf -l "$b" 2>/dev/null | grep -q 'Requesting program interpreter'; then
+    if [ -x "$b" ] && ! is_dynamic "$b"; then
         busybox=$b; break
     fi
 done
@@ -61,8 +64,6 @@ mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
 mknod -m 666 "$stage/dev/null" c 1 3 2>/dev/null || true
 echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
 echo "root:x:0:" > "$stage/etc/group"
-
-is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
 
 # copy_libs BINARY: copy the shared libraries (and the loader) it needs
 copy_libs() {

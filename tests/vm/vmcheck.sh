@@ -161,11 +161,15 @@ record() {  # record KVER RESULT(ok|not ok) DESC
 # (the guest's plan is its own count: a check that vanished from the guest
 # would not show there).
 expect_named() {
-    local label=$1 log=$2 what=$3 want missing="" n=0
+    local label=$1 log=$2 what=$3 want missing="" n=0 results
     shift 3
+    # Not "tr | grep -q": grep -q leaves at its first match, tr's next
+    # write then dies of SIGPIPE, and pipefail calls the match missing
+    # (seen on a 45 KB console log).
+    results=$(tr -d '\r' < "$log")
     for want in "$@"; do
         n=$((n + 1))
-        tr -d '\r' < "$log" | grep -q -E "^(ok|not ok) [0-9]+ - $want" || missing="$missing '$want'"
+        grep -E "^(ok|not ok) [0-9]+ - $want" <<<"$results" >/dev/null || missing="$missing '$want'"
     done
     if [ -n "$missing" ]; then
         tap_notok "$label: every expected $what ran # missing:$missing"
@@ -263,7 +267,7 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'numascan --mode (fentry|kprobe): ownvmas, the busy thread.s own buffer' \
             'numascan --mode (fentry|kprobe): ownvmas with(out)? the PID filter' \
             'numascan --mode (fentry|kprobe): four threads on one VMA, TIDs picked' \
-            'numascan --mode (fentry|kprobe) --svg: the node matrix' \
+            'numascan --mode (fentry|kprobe) --svg: the node matrices' \
             'numascan --mode (fentry|kprobe): migration_pairs: every migrated hint fault' \
             'numascan --mode (fentry|kprobe): scan audit = its replay from ftrace' \
             'numascan --mode (fentry|kprobe): scan audit: the busy thread.s own buffer' \
