@@ -195,8 +195,9 @@ echo "# audit cost, ns/event: $cost"
 # (6.37 at 0.25 ms seen on a host whose timers ran late) and its own
 # audit come more than 0.75 ms after the partner's change (fn_pct below
 # 90 at 0.75 ms seen in CI while guests ran beside it). A run where more
-# than 20% of wakeups were late, or a sleeper left its home CPU, is not
-# this scenario and says so.
+# than 35% of wakeups were late (the bounds would meet: 5 + 35 < 90 - 35;
+# 18.47% late at 0.25 ms once, fn_pct 8.42), or a sleeper left its home
+# CPU, is not this scenario and says so.
 kind "known answer"
 ncpu_now=$(nproc)
 if [ "$ncpu_now" -ge 2 ]; then
@@ -211,7 +212,7 @@ if [ "$ncpu_now" -ge 2 ]; then
 		# wakeups more than 0.2 ms late: the partner's change is then
 		# younger than 0.25 ms at most once per such wakeup
 		late_at[$delay]=$(awk '/^thread/ { late += $8 } END { printf "%.2f", 100 * late / 3000 }' "$WORK/delay.wl")
-		awk -v l="${late_at[$delay]}" 'BEGIN { exit !(l <= 20) }' ||
+		awk -v l="${late_at[$delay]}" 'BEGIN { exit !(l <= 35) }' ||
 			fail "delayed filter scenario: the sleepers woke on time" \
 				"${late_at[$delay]}% of wakeups more than 0.2 ms late at delay $delay ms"
 		[ "$away" -le 15 ] || fail "delayed filter scenario: the sleepers stayed on their home CPUs" \
