@@ -105,6 +105,11 @@ positive_metrics() {
         '$2 ~ re && $3 != "-" && ($3 + 0) > 0 { printf "%s[%s]=%s\n", $1, $2, $3 }'
 }
 
+# HEX_AWK: hex(S), the value of hex digits S (no 0x; busybox awk has no
+# strtonum), exact below 2^53, which user addresses are.
+HEX_AWK='
+function hex(s,    i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }; return v }
+'
 # TABLE_AWK: awk functions over a JSON record ($0): rows(TABLE) fills
 # row[1..n] with each row of the table, its top-level fields as
 # " name=value " (strings unquoted; the nested "schedstat" left out), and
@@ -1140,13 +1145,12 @@ numascan_remote() {
         n = rows("vmas")
         for (k = 1; k <= n; k++) if (field(row[k], "tgid") == '"${npid:-0}"') printf "%s %s\n", field(row[k], "start"), field(row[k], "name")
     }')
-    verdict=$(echo "$names" | awk -v maps="$maps" '
+    verdict=$(echo "$names" | awk -v maps="$maps" "$HEX_AWK"'
         BEGIN { while ((getline line < maps) > 0) {
                     split(line, f, " "); split(f[1], r, "-")
                     name = line; sub(/^[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ */, "", name)
                     if (name == "") name = "[anon]"
                     m++; lo[m] = r[1]; hi[m] = r[2]; nm[m] = name } }
-        function hex(s,    i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }; return v }
         NF >= 2 { rows++; want = "?"
             for (k = 1; k <= m; k++) if (hex(lo[k]) <= $1 + 0 && $1 + 0 < hex(hi[k])) { want = nm[k]; break }
             if ($2 != want) { bad++; detail = detail sprintf("%x=%s(maps %s) ", $1, $2, want) }
@@ -1161,6 +1165,15 @@ numascan_remote() {
         notok "$desc # $verdict; rows: $(echo "$names" | tr '\n' ' ' | head -c 600)"
     fi
 }
+# fast_scans / restore_scans: NUMA scan passes every 100-200 ms (the
+# period's maximum at 200 ms, in debugfs or the older sysctl), and back.
+fast_scans() {
+    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
+    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
+    period_max=$(cat "$nb" 2>/dev/null)
+    [ -n "$period_max" ] && echo 200 >"$nb"
+}
+restore_scans() { [ -n "$period_max" ] && echo "$period_max" >"$nb"; }
 # numascan_ownvmas MODE: ownvmas' thread 0 keeps writing its own 16 MB
 # buffer for 10 s; thread 1 writes its own once, then sleeps (scan passes
 # every 100-200 ms). Only thread 0 runs, so only it runs task_numa_work()
@@ -1181,17 +1194,14 @@ numascan_ownvmas() {
     KIND="known answer"
     wl=$W/ownvmas-$mode.out out=$W/ownvmas-$mode.json
     : >"$wl"
-    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
-    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
-    period_max=$(cat "$nb" 2>/dev/null)
-    [ -n "$period_max" ] && echo 200 >"$nb"
+    fast_scans
     if tool_start "$out" "$W/ownvmas.err" numascan --mode "$mode" --comm ownvmas -i 1 -d 300; then
         "$WL/ownvmas" -t 2 -i 1 -m 16 -s 10 >"$wl" 2>&1
     fi
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
-    [ -n "$period_max" ] && echo "$period_max" >"$nb"
+    restore_scans
     summary=$(json_summary "$out")
     passes=$(json_metric "$summary" numa_scan_passes)
     opid=$(awk '$2 == "pid" { print $3 }' "$wl")
@@ -1373,10 +1383,7 @@ numascan_audit() {
     events="$TRACEFS/events/schedscan/audit_pass $TRACEFS/events/schedscan/audit_scan $TRACEFS/events/schedscan/audit_fault"
     [ -d "$skip_vma" ] && events="$events $skip_vma"
     for e in $events; do echo 'comm == "ownvmas"' >"$e/filter"; echo 1 >"$e/enable"; done
-    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
-    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
-    period_max=$(cat "$nb" 2>/dev/null)
-    [ -n "$period_max" ] && echo 200 >"$nb"
+    fast_scans
     echo 1 >"$TRACEFS/tracing_on"
     if tool_start "$out" "$W/audit.err" numascan --mode "$mode" --comm ownvmas -d 300; then
         "$WL/ownvmas" -t 2 -i 1 -m 4 -s 9 -L 5 >"$wl" 2>&1
@@ -1385,7 +1392,7 @@ numascan_audit() {
     wait $tpid
     rc=$?
     echo 0 >"$TRACEFS/tracing_on"
-    [ -n "$period_max" ] && echo "$period_max" >"$nb"
+    restore_scans
     cat "$TRACEFS/trace" >"$trace"
     lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats 2>/dev/null | awk '$1 == "overrun:" || $1 == "dropped" { n += $NF } END { print n + 0 }')
     for e in $events; do echo 0 >"$e/enable"; echo 0 >"$e/filter"; done
@@ -1396,8 +1403,7 @@ numascan_audit() {
     summary=$(json_summary "$out")
     b0=$(awk '$2 == "thread" && $3 == 0 { print $7 }' "$wl")
     b1=$(awk '$2 == "thread" && $3 == 1 { print $7 }' "$wl")
-    replay=$(awk -v b0="${b0:-0}" -v b1="${b1:-0}" '
-        function hex(s,    i, c, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }; return v }
+    replay=$(awk -v b0="${b0:-0}" -v b1="${b1:-0}" "$HEX_AWK"'
         function arg(name,    i, v) { i = index($0, " " name "="); if (!i) return ""; v = substr($0, i + length(name) + 2); sub(/ .*/, "", v); return v }
         function decide(k, start) {
             if (sp[k]) { scans++; unfaulted++; if (start == b0) unf0++; if (start == b1) unf1++; sp[k] = 0 }

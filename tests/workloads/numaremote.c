@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,12 +75,12 @@ static long set_policy(void *addr, size_t len, int mode, int node)
 		       mode == MPOL_DEFAULT ? 0 : sizeof(mask) * 8, 0);
 }
 
-/* How many of the buffer's pages sit on node a and on node b. */
 /*
- * Where the buffer's pages are, from /proc/self/numa_maps: its walk of the
- * page table counts a page the scanner made PROT_NONE where it is, while
- * move_pages(2) reports such a page as an error (6404 of 16384 once on
- * 6.1) and reading it to find out takes the hint fault, which may move it.
+ * How many of the buffer's pages sit on node a and on node b, from
+ * /proc/self/numa_maps: its walk of the page table counts a page the
+ * scanner made PROT_NONE where it is, while move_pages(2) reports such a
+ * page as an error (6404 of 16384 once on 6.1) and reading it to find out
+ * takes the hint fault, which may move it.
  */
 static int count_nodes(int a, int b, long *on_a, long *on_b, long *pages)
 {
@@ -128,7 +127,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	long threads = 4, megabytes = 64, on_cpu, on_mem, pages, page_size = sysconf(_SC_PAGESIZE);
+	long threads = 4, megabytes = 64, on_cpu, on_mem, pages;
 	int cpu_node = 0, mem_node = 1, opt;
 	double seconds = 5;
 	pthread_t *tids;
@@ -161,23 +160,13 @@ int main(int argc, char **argv)
 	printf("numaremote pid %d\n", getpid());
 	fflush(stdout);
 	buffer_size = (size_t)megabytes << 20;
-	/*
-	 * Between two PROT_NONE guard pages: one VMA of its own, which a
-	 * thread stack mapped beside it cannot merge with (6.7+ gives
-	 * MAP_STACK VM_NOHUGEPAGE, as madvise gives the buffer), so that
-	 * numa_maps still has it at the end.
-	 */
-	buffer = mmap(NULL, buffer_size + 2 * page_size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* A VMA of its own (workload.h), so that numa_maps still has it at the end. */
+	buffer = map_guarded(buffer_size);
 	heap = malloc(heap_size);
-	if (buffer == MAP_FAILED || !heap || mprotect(buffer, page_size, PROT_NONE) ||
-	    mprotect(buffer + page_size + buffer_size, page_size, PROT_NONE)) {
+	if (!buffer || !heap) {
 		perror("numaremote: allocating");
 		return 1;
 	}
-	buffer += page_size;
-	/* 4 KiB pages: one hint fault per page. */
-	madvise(buffer, buffer_size, MADV_NOHUGEPAGE);
 	if (set_policy(buffer, buffer_size, MPOL_BIND, mem_node)) {
 		fprintf(stderr, "numaremote: mbind to node %d: %s\n", mem_node, strerror(errno));
 		return 1;

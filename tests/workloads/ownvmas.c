@@ -32,7 +32,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,26 +43,16 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *shared_buffer;
 static pid_t *shared_tids;
 
-/*
- * A buffer between two PROT_NONE guard pages, in 4 KiB pages (a hint
- * fault per page). The guards keep it one VMA of its own: a thread stack
- * mapped next to it would otherwise merge with it where their flags
- * match (6.7+ gives MAP_STACK VM_NOHUGEPAGE, as madvise gives the
- * buffer), and the VMA's start would move under the tracer.
- */
+/* A buffer of its own VMA (workload.h), or exit. */
 static char *map_buffer(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *base = mmap(NULL, buffer_size + 2 * page, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buffer = map_guarded(buffer_size);
 
-	if (base == MAP_FAILED || mprotect(base, page, PROT_NONE) ||
-	    mprotect(base + page + buffer_size, page, PROT_NONE)) {
+	if (!buffer) {
 		perror("ownvmas: mmap");
 		exit(1);
 	}
-	madvise(base + page, buffer_size, MADV_NOHUGEPAGE);
-	return base + page;
+	return buffer;
 }
 
 /* The PID filter's bit of a thread: include/linux/hash.h, hash_32(tid, 6). */
@@ -72,15 +61,23 @@ static unsigned int tid_hash_bit(pid_t tid)
 	return ((uint32_t)tid * 0x61C88647U) >> (32 - 6);
 }
 
+/* One byte per page of a buffer. */
+static void write_pages(char *buffer, unsigned char *value)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (size_t off = 0; off < buffer_size; off += page)
+		buffer[off] = (*value)++;
+}
+
 static void *sharer(void *arg)
 {
-	long page = sysconf(_SC_PAGESIZE), index = (long)arg;
+	long index = (long)arg;
 	unsigned char value = (unsigned char)index;
 
 	__atomic_store_n(&shared_tids[index], gettid(), __ATOMIC_RELEASE);
 	while (now() < deadline)
-		for (size_t off = 0; off < buffer_size; off += page)
-			shared_buffer[off] = value++;
+		write_pages(shared_buffer, &value);
 	return NULL;
 }
 
@@ -110,15 +107,6 @@ static void aim_next_tid(unsigned int bit)
 static long busy_owners, owners;
 static char **owner_buffers;
 static double late_at = -1;	/* -L: when thread 0 starts on the idle buffers */
-
-/* One byte per page of a buffer. */
-static void write_pages(char *buffer, unsigned char *value)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	for (size_t off = 0; off < buffer_size; off += page)
-		buffer[off] = (*value)++;
-}
 
 /* Owners from busy_owners on touch their buffer once, then sleep. */
 static void *owner(void *arg)

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +110,27 @@ static inline void start_thread(pthread_t *thread, void *(*fn)(void *), long ind
 		perror("pthread_create");
 		exit(1);
 	}
+}
+
+/*
+ * size bytes of anonymous memory in 4 KiB pages (a hint fault per page),
+ * between two PROT_NONE guard pages, or NULL. The guards keep it one VMA
+ * of its own: a thread stack mapped next to it would otherwise merge with
+ * it where their flags match (6.7+ gives MAP_STACK VM_NOHUGEPAGE, as
+ * madvise gives the buffer), and the VMA's start would move under the
+ * tracer.
+ */
+static inline char *map_guarded(size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *base = mmap(NULL, size + 2 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED || mprotect(base, page, PROT_NONE) ||
+	    mprotect(base + page + size, page, PROT_NONE))
+		return NULL;
+	madvise(base + page, size, MADV_NOHUGEPAGE);
+	return base + page;
 }
 
 #endif

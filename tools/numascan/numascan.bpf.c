@@ -427,14 +427,10 @@ static __always_inline int hint_leave(void)
 	bpf_probe_read_kernel(&flags, sizeof(flags), (void *)call->flags);
 	local = flags & TNF_FAULT_LOCAL;
 	if (bank) {
-		struct numascan_thread_vma pair = { .tid = tid, .start = call->start };
-		struct thread_vma_state *state = bpf_map_lookup_elem(&thread_vmas, &pair);
-		struct thread_vma_state fresh = { .faulted = 1 };
+		struct thread_vma_state *state = thread_vma(tid, call->start);
 		bool first = !state || !state->faulted, skip_followed = false;
 
-		if (!state) {
-			bpf_map_update_elem(&thread_vmas, &pair, &fresh, BPF_ANY);
-		} else {
+		if (state) {
 			skip_followed = fault_resolves(state, bank);
 			state->faulted = 1;
 		}
@@ -544,8 +540,12 @@ static __always_inline void count_node_pair(__u32 bank, int mem_node, int pages,
  */
 const volatile bool migration_sources = false;
 
-/* A hint fault that migrated its page to to_node, pages of them. */
-static __always_inline void count_migration_pair(__u32 bank, int to_node, int pages)
+/*
+ * The end of a hint fault: one that migrated its page to to_node (pages of
+ * them) is counted by source and destination; either way the source the
+ * fault recorded must not outlive it.
+ */
+static __always_inline void migration_done(__u32 bank, int to_node, int pages, int flags)
 {
 	struct numascan_migration_pair_key key = { .from_node = -1, .to_node = to_node };
 	struct numascan_migration_pair zero = {}, *row;
@@ -558,6 +558,8 @@ static __always_inline void count_migration_pair(__u32 bank, int to_node, int pa
 		ns = migration->ns;
 		bpf_map_delete_elem(&migrations, &tid);
 	}
+	if (!(flags & TNF_MIGRATED))
+		return;
 	row = table_row_if(bank, &migration_pair_counters, &key, &zero,
 			   NUMASCAN_MIGRATION_PAIR_DROPS);
 	if (!row)
@@ -613,14 +615,8 @@ static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, 
 		}
 	}
 	count_node_pair(bank, mem_node, pages, flags);
-	if (migration_sources && (flags & TNF_MIGRATED)) {
-		count_migration_pair(bank, mem_node, pages);
-	} else if (migration_sources) {
-		/* Not migrated: its source must not outlive the fault. */
-		__u32 tid = current_tid();
-
-		bpf_map_delete_elem(&migrations, &tid);
-	}
+	if (migration_sources)
+		migration_done(bank, mem_node, pages, flags);
 	return 0;
 }
 
@@ -959,7 +955,7 @@ static __always_inline int migrate_leave(void)
 	counter_add_if(bank, &counters, NUMASCAN_MIGRATE_CALLS, 1);
 	hist_record_if(bank, &counters, NUMASCAN_MIGRATE_HIST, NUMASCAN_TIME_SLOTS,
 		       log2_slot(ns), ns);
-	/* Else task_numa_fault() takes it (count_migration_pair()). */
+	/* Else task_numa_fault() takes it (migration_done()). */
 	if (!migration_sources)
 		bpf_map_delete_elem(&migrations, &tid);
 	return 0;
