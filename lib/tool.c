@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfstats.h"
@@ -21,8 +23,29 @@
 #include "tool.h"
 #include "util.h"
 
-/* How long in-flight BPF programs get to finish once counting stops. */
+/*
+ * How long in-flight BPF programs get to finish once the bank changes or
+ * counting stops, where the kernel cannot say when they have (below).
+ */
 #define COUNTING_DRAIN_US 5000
+
+/*
+ * Returns once every BPF program that read schedscan_run.counting before
+ * the caller changed it has finished. Each tracing program runs in an RCU
+ * read-side section (the trampoline's rcu_read_lock(), bpf_trace_run()'s,
+ * the kprobe handler's disabled preemption), and
+ * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(): it waits for
+ * them all however long one was preempted or its vCPU descheduled. A
+ * fixed 5 ms was not enough in an 8-vCPU TCG guest on 2 host CPUs: one
+ * hint fault's scalar and its table row fell in different readings. The
+ * sleep is left for kernels that refuse the call (nohz_full: EINVAL).
+ */
+static void wait_for_programs_in_flight(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	usleep(COUNTING_DRAIN_US);
+}
 
 /* log2 slots needed to hold value (slot k = [2^(k-1), 2^k - 1]). */
 static unsigned int log2_slots_for(unsigned long long value)
@@ -400,7 +423,7 @@ static int read_all(struct tool *t)
 	if (__atomic_load_n(&t->run->counting, __ATOMIC_SEQ_CST)) {
 		t->bank = bank == 1 ? 2 : 1;
 		__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
-		usleep(COUNTING_DRAIN_US);
+		wait_for_programs_in_flight();
 	}
 	/* Before the copies: durations still open are closed at this time. */
 	read_ns = monotonic_ns();
@@ -594,8 +617,7 @@ static int start_counting(void *ctx, const struct run_window *window)
 /*
  * Before the last reading: no event is counted from here on, so the
  * summary's scalars, its tables and the --events records describe the
- * same events. A program that saw the flag set may still be running: a
- * tracing program runs for microseconds, so 5 ms lets them all finish.
+ * same events, once the programs that saw the flag set have finished.
  */
 static void stop_counting(void *ctx)
 {
@@ -604,7 +626,7 @@ static void stop_counting(void *ctx)
 	/* Under the lock: a scrape switching banks must not reopen the window. */
 	pthread_mutex_lock(&t->lock);
 	__atomic_store_n(&t->run->counting, 0, __ATOMIC_SEQ_CST);
-	usleep(COUNTING_DRAIN_US);
+	wait_for_programs_in_flight();
 	pthread_mutex_unlock(&t->lock);
 	if (t->desc.finish)
 		t->desc.finish(t->desc.ctx);

@@ -46,6 +46,9 @@ at_exit "kill $spin"
 	echo '		if (@marks == 1) { @cost[cpu] = @cost[cpu] + (nsecs - $entry); }'
 	echo '	}'
 	echo '}'
+	# The tool's last membarrier() waits for the programs in flight
+	# once counting has stopped (lib/tool.c): its window's real end.
+	echo 'tracepoint:syscalls:sys_enter_membarrier /comm == "idlebal"/ { printf("CUT %lld\n", nsecs); }'
 	echo 'tracepoint:syscalls:sys_enter_getppid /comm == "idlemark"/ {'
 	echo '	@marks = @marks + 1;'
 	echo '	printf("MARK %lld", nsecs);'
@@ -136,10 +139,12 @@ fi
 # counting window: bpftrace prints each episode (begin, end; CLOCK_MONOTONIC)
 # and the window's start and end (CLOCK_REALTIME in the JSON) are moved to
 # CLOCK_MONOTONIC with the offset measured here. The tool records the
-# episodes (their whole length) that end from its start to 5 ms before its
-# end (stop_counting's drain), so bpftrace's episodes ending in
-# [start + 1 ms, end - 10 ms] must all be in the tool's histogram and none
-# ending outside [start - 1 ms, end]: the tool's count lies between the two
+# episodes (their whole length) that end from its start to the moment
+# counting stops, which is when it enters its last membarrier() (the wait
+# for programs in flight, lib/tool.c; 5 ms before its end where the kernel
+# refuses the call), so bpftrace's episodes ending in [start + 1 ms,
+# that cut - 1 ms] must all be in the tool's histogram and none ending
+# outside [start - 1 ms, the cut + 1 ms]: the tool's count lies between the two
 # (the "inner" and "outer" counts), and bucket by bucket (the same log2
 # bounds, [2^k, 2^(k+1))) the histograms differ by at most the episodes of
 # the two edge zones, twice (one in the wrong bucket moves two counts), plus
@@ -149,16 +154,18 @@ offset=$(/usr/bin/python3 -c 'import time; print("%.6f" % (time.clock_gettime(ti
 jq -r 'select(.type == "summary") | "window \(.start) \(.end)"' "$WORK/idle.jsonl" >"$WORK/hist.cmp"
 jq -r 'select(.type == "summary") | .metrics.idle_episode_ns.hist.buckets[] | "tool \(.low) \(.count)"' \
 	"$WORK/idle.jsonl" >>"$WORK/hist.cmp"
+grep '^CUT ' "$WORK/bt.out" >>"$WORK/hist.cmp"
 grep '^EP ' "$WORK/bt.out" >>"$WORK/hist.cmp"
 verdict=$(awk -v off="$offset" -v ncpus="$ncpus" '
 	function slot(len,   lo) { lo = 1; while (lo * 2 <= len) lo *= 2; return lo }
-	$1 == "window" { s = ($2 - off) * 1e9; e = ($3 - off) * 1e9 }
+	$1 == "window" { s = ($2 - off) * 1e9; e = ($3 - off) * 1e9; cut = e - 5e6 }
+	$1 == "CUT" && $2 + 0 <= e { cut = $2 }
 	$1 == "tool" { tool[$2] = $3; n_tool += $3; b[$2] = 1 }
 	$1 == "EP" {
 		begin = $3; end = $4
-		if (end >= s - 1e6 && end <= e) outer++
-		if (end >= s + 1e6 && end <= e - 10e6) inner++
-		if (end < s || end > e - 5e6) next
+		if (end >= s - 1e6 && end <= cut + 1e6) outer++
+		if (end >= s + 1e6 && end <= cut - 1e6) inner++
+		if (end < s || end > cut) next
 		len = end - begin
 		k = slot(len); bt[k]++; b[k] = 1; n_bt++
 	}
@@ -166,14 +173,14 @@ verdict=$(awk -v off="$offset" -v ncpus="$ncpus" '
 		for (k in b) { d = tool[k] - bt[k]; l1 += d < 0 ? -d : d }
 		allowed = 2 * (outer - inner) + ncpus
 		ok = n_tool > 0 && n_tool >= inner && n_tool <= outer && l1 <= allowed
-		printf "%s %d %d %d %d %d %d\n", ok ? "pass" : "fail", n_tool, n_bt, inner, outer, l1, allowed
+		printf "%s %d %d %d %d %d %d %.1f\n", ok ? "pass" : "fail", n_tool, n_bt, inner, outer, l1, allowed, (e - cut) / 1e6
 	}' "$WORK/hist.cmp")
-read -r v hist_tool hist_bt inner outer l1 allowed <<<"$verdict"
+read -r v hist_tool hist_bt inner outer l1 allowed cut_ms <<<"$verdict"
 if [ "$v" = pass ]; then
-	pass "idlebal idle_episode_ns: $hist_tool episodes (bpftrace: $inner to $outer in the window), buckets differ by $l1 (at most $allowed)"
+	pass "idlebal idle_episode_ns: $hist_tool episodes (bpftrace: $inner to $outer in the window, counting stopped $cut_ms ms before its end), buckets differ by $l1 (at most $allowed)"
 else
 	fail "idlebal idle_episode_ns vs bpftrace's episodes in the window" \
-		"tool $hist_tool, bpftrace $hist_bt ($inner to $outer), bucket difference $l1 of $allowed allowed; $(grep -v '^EP' "$WORK/hist.cmp" | tr '\n' ' ' | head -c 400)"
+		"tool $hist_tool, bpftrace $hist_bt ($inner to $outer, cut $cut_ms ms before the end), bucket difference $l1 of $allowed allowed; $(grep -v '^EP' "$WORK/hist.cmp" | tr '\n' ' ' | head -c 400)"
 fi
 # idle_ns against the same episodes clipped to the window: the tool adds
 # up idle time from its start to its last reading, which follows the
