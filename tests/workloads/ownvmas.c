@@ -22,6 +22,8 @@
  *   ownvmas thread I tid TID start START end END   (once touched; decimal,
  *                                                    as numascan's JSON)
  *   ownvmas shared start START end END tids N bits B
+ *   ownvmas late at SECONDS     (-L: when thread 0 started on the idle
+ *                                buffers, CLOCK_MONOTONIC)
  * where B is the number of distinct hash bits among the N shared
  * threads' actual TIDs (N - B of them collide, whatever TIDs they got).
  * A PROT_NONE guard page ends every buffer, so that two buffers mapped
@@ -134,6 +136,13 @@ static void *owner(void *arg)
 		write_pages(buffer, &value);
 		if (index || late_at < 0 || now() < late_at)
 			continue;
+		if (late_at > 0) {
+			pthread_mutex_lock(&print_lock);
+			printf("ownvmas late at %.6f\n", now());
+			fflush(stdout);
+			pthread_mutex_unlock(&print_lock);
+			late_at = 0;	/* said once; 0 stays past */
+		}
 		for (long i = busy_owners; i < owners; i++) {
 			char *idle = __atomic_load_n(&owner_buffers[i], __ATOMIC_ACQUIRE);
 

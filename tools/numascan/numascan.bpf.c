@@ -107,7 +107,7 @@ struct thread_vma_state {
 	__u8 skip_pending;	/* skipped for it (skip slot + 1), no fault since */
 	__u8 pad[5];
 	__u64 skip_ns;
-	__u64 last_pass;	/* its pass (start time) that last scanned the VMA */
+	__u64 decision_pass;	/* the pass (start time) of its last decision there */
 };
 
 struct {
@@ -398,6 +398,26 @@ static __always_inline void decision_resolves(struct thread_vma_state *state, __
 		counter_add_if(bank, &counters, NUMASCAN_SKIPS_AUDITED, 1);
 		state->skip_pending = 0;
 	}
+}
+
+/* The thread's task_numa_work() run now in progress (its start time), 0 if none. */
+static __always_inline __u64 current_pass_id(__u32 tid)
+{
+	struct scan_pass *pass = bpf_map_lookup_elem(&scan_passes, &tid);
+
+	return pass ? pass->start_ns : 0;
+}
+
+/*
+ * A pass decides once per VMA: since 6.7 a pass that skipped VMAs as
+ * pid_inactive retries the list (retry_pids), scanning the first one it
+ * can and skipping the VMAs it already scanned as seq_completed. So a
+ * later skip in the pass that decided leaves the decision as it was, and
+ * a later scan there turns a skip into a scan (the pass scanned it).
+ */
+static __always_inline bool decided_in_pass(const struct thread_vma_state *state, __u64 pass_id)
+{
+	return pass_id && state->decision_pass == pass_id;
 }
 
 /* The thread's state for the VMA, created empty if it has none. */
@@ -718,18 +738,15 @@ static __always_inline int prot_numa_leave(long updated)
 	__u32 tid = current_tid(), bank = current_bank();
 	struct vma_span *span = bpf_map_lookup_elem(&scan_vmas, &tid);
 	struct thread_vma_state *state = NULL;
-	struct scan_pass *pass;
 	struct numascan_vma *row;
-	__u64 pass_id = 0;
+	__u64 pass_id;
 	bool unfaulted = false;
 
 	if (!span)
 		return 0;
 	if (updated < 0)
 		updated = 0;
-	pass = bpf_map_lookup_elem(&scan_passes, &tid);
-	if (pass)
-		pass_id = pass->start_ns;
+	pass_id = current_pass_id(tid);
 	/* Without the VMA hook no fault names its VMA: nothing to tell. */
 	if (hint_at_prep && bank) {
 		state = thread_vma(tid, span->start);
@@ -742,10 +759,13 @@ static __always_inline int prot_numa_leave(long updated)
 	count_process(bank, NP_PTE_UPDATES, updated);
 	row = vma_row(bank, span->start, span->end);
 	/* Chunks of one pass are one scan decision. */
-	if (state && (!pass_id || state->last_pass != pass_id)) {
+	if (state && !decided_in_pass(state, pass_id)) {
 		decision_resolves(state, bank, row);
 		state->scan_pending = 1;
-		state->last_pass = pass_id;
+		state->decision_pass = pass_id;
+	} else if (state && !state->scan_pending) {
+		state->skip_pending = 0;
+		state->scan_pending = 1;
 	}
 	if (row) {
 		/* Chunks of one pass are one scan of the VMA. */
@@ -811,7 +831,8 @@ static __always_inline int vma_skipped(struct vm_area_struct *vma, int reason)
 	__u32 bank = current_bank(), slot = skip_slot(reason);
 	struct thread_vma_state *state;
 	struct numascan_vma *row;
-	__u64 start;
+	__u32 tid = current_tid();
+	__u64 start, pass_id;
 
 	if (!bank)
 		return 0;
@@ -825,11 +846,13 @@ static __always_inline int vma_skipped(struct vm_area_struct *vma, int reason)
 	/* ignore_pid is no skip: vma_is_accessed() lets the scan go on. */
 	if (!hint_at_prep || slot == NUMASCAN_SKIP_IGNORE_PID)
 		return 0;
-	state = thread_vma(current_tid(), start);
-	if (state) {
+	state = thread_vma(tid, start);
+	pass_id = current_pass_id(tid);
+	if (state && !decided_in_pass(state, pass_id)) {
 		decision_resolves(state, bank, row);
 		state->skip_pending = slot + 1;
 		state->skip_ns = bpf_ktime_get_ns();
+		state->decision_pass = pass_id;
 	}
 	return 0;
 }
