@@ -25,7 +25,8 @@
 
 /*
  * How long in-flight BPF programs get to finish once the bank changes or
- * counting stops, where the kernel cannot say when they have (below).
+ * counting stops, where the kernel cannot say when they have (below);
+ * also the lead a timed end stops counting with, an estimate of that wait.
  */
 #define COUNTING_DRAIN_US 5000
 

@@ -1402,10 +1402,10 @@ numascan_audit() {
     echo "${old_buffer:-1408}" >"$TRACEFS/buffer_size_kb"
     echo >"$TRACEFS/trace"
     summary=$(json_summary "$out")
-    b0=$(awk '$2 == "thread" && $3 == 0 { print $7 }' "$wl")
+    set -- $(awk '$2 == "thread" && $3 == 0 { print $5, $7 }' "$wl")
+    tid0=$1 b0=$2
     b1=$(awk '$2 == "thread" && $3 == 1 { print $7 }' "$wl")
     late=$(awk '$2 == "late" { print $4 }' "$wl")
-    tid0=$(awk '$2 == "thread" && $3 == 0 { print $5 }' "$wl")
     replay=$(awk -v b0="${b0:-0}" -v b1="${b1:-0}" -v late="${late:-0}" -v tid0="${tid0:-0}" "$HEX_AWK"'
         function arg(name,    i, v) { i = index($0, " " name "="); if (!i) return ""; v = substr($0, i + length(name) + 2); sub(/ .*/, "", v); return v }
         function new_decision(k) { return pass[pid] == "" || !(k in dp) || dp[k] != pass[pid] }
@@ -1451,6 +1451,8 @@ numascan_audit() {
         }
         END { printf "%d %d %d %d %d %d %d %d %d %d %s\n", scans, unfaulted, skips, fn, fnpid, unf0, unf1, faults, lines, unf0_early, why }' "$trace")
     set -- $replay
+    # the replay's own-buffer and idle-buffer counts, and thread 0's early ones
+    replay_own=$6 replay_idle=$7 own_early=${10} own_early_why=${11}
     tool_says="$(json_metric "$summary" numa_scans_audited) $(json_metric "$summary" numa_scans_unfaulted_after)"
     want="$1 $2"
     if [ -d "$skip_vma" ]; then
@@ -1511,13 +1513,12 @@ numascan_audit() {
     # "late at" are held to 0, from the trace (mono clock, as ownvmas'),
     # while the tool's per-VMA counts are held to the replay's over the
     # whole run; a failure names each such scan, what resolved it and when.
-    own_early=$(echo "$replay" | awk '{ print $10 }')
     desc="numascan --mode $mode: scan audit: the busy thread's own buffer, written without pause, has no scan by it without a fault after it until it starts on the idle buffer, which has some before (numa_scans_unfaulted_after per VMA = the replay's)"
     if [ -n "$late" ] && [ "${own_early:-x}" = 0 ] && [ "${2:-0}" != - ] && [ "${2:-0}" -gt 0 ] &&
-       [ "$1 $2" = "$(echo "$replay" | awk '{ print $6, $7 }')" ]; then
+       [ "$1 $2" = "$replay_own $replay_idle" ]; then
         ok "$desc (own buffer $1, $own_early by thread 0 before second 5; idle buffer $2)"
     else
-        notok "$desc # rows '$rows', replay (own, idle) '$(echo "$replay" | awk '{ print $6, $7 }')', own before 'late at $late' '$own_early' ($(echo "$replay" | awk '{ print $11 }'))"
+        notok "$desc # rows '$rows', replay (own, idle) '$replay_own $replay_idle', own before 'late at $late' '$own_early' ($own_early_why)"
     fi
 }
 numascan_checks() {

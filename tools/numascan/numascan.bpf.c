@@ -758,7 +758,10 @@ static __always_inline int prot_numa_leave(long updated)
 		counter_add_if(bank, &counters, NUMASCAN_PTE_UPDATES_UNFAULTED, updated);
 	count_process(bank, NP_PTE_UPDATES, updated);
 	row = vma_row(bank, span->start, span->end);
-	/* Chunks of one pass are one scan decision. */
+	/*
+	 * Chunks of one pass are one scan decision; a scan after the pass
+	 * skipped the VMA (the forced retry) makes the pass's decision a scan.
+	 */
 	if (state && !decided_in_pass(state, pass_id)) {
 		decision_resolves(state, bank, row);
 		state->scan_pending = 1;
