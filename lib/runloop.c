@@ -189,8 +189,7 @@ int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 {
 	struct run_window window = {};
 	double run_start = realtime_seconds(), run_start_mono = monotonic_seconds();
-	double deadline = opts->duration_s ? run_start_mono + opts->duration_s : INFINITY;
-	double next = opts->interval_s ? run_start_mono + opts->interval_s : INFINITY;
+	double deadline, next;
 	const char *reason = NULL;
 	long scheduled = 1;	/* intervals due so far, the current one included */
 	int ret;
@@ -201,18 +200,17 @@ int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 		ret = cb->start(cb->ctx, &window);
 		if (ret)
 			return ret;
+		/* It may have moved the start to where counting began. */
+		run_start = window.start;
+		run_start_mono = window.start_mono;
 	}
-	/* stop() takes its time before the last reading: start it that much early. */
-	double lead = cb->stop ? cb->stop_lead_s : 0;
+	deadline = opts->duration_s ? run_start_mono + opts->duration_s : INFINITY;
+	next = opts->interval_s ? run_start_mono + opts->interval_s : INFINITY;
 
 	while (!reason) {
 		bool ends_by_count = opts->count && window.intervals + 1 >= opts->count;
-		/* An interval due within the lead of the deadline is the last one. */
-		double wake = next < deadline - lead ? next : deadline;
-		double last_at = ends_by_count && wake == next ? next : deadline;
+		double wake = next < deadline ? next : deadline;
 
-		if (wake == last_at)
-			wake -= lead;
 		if (isinf(wake)) {
 			/* No interval and no duration: wait for a signal. */
 			while (!interrupted && !cut_requested)
@@ -222,7 +220,7 @@ int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 		}
 		if (interrupted)
 			reason = "signal";
-		else if (monotonic_seconds() >= deadline - lead)
+		else if (monotonic_seconds() >= deadline)
 			reason = "duration";
 		if (!opts->interval_s) {
 			cut_requested = 0;
@@ -235,7 +233,7 @@ int run_loop(const struct common_opts *opts, const struct run_callbacks *cb)
 		bool cut = cut_requested && !reason;
 
 		cut_requested = 0;
-		if (!cut && !reason && monotonic_seconds() < next - (next == last_at ? lead : 0))
+		if (!cut && !reason && monotonic_seconds() < next)
 			continue;
 		ret = report_interval(&window, cb, reason || ends_by_count);
 		if (ret)

@@ -20,20 +20,25 @@ struct run_window {
 	const char *end_reason;		/* final only: signal, duration, count */
 };
 
-typedef int (*run_report_fn)(void *ctx, const struct run_window *window);
+/*
+ * report may move window->end (and end_mono) to the instant its reading
+ * really cut the count; the next window starts there.
+ */
+typedef int (*run_report_fn)(void *ctx, struct run_window *window);
 
 /*
- * start: once, as the first window opens (window->start_mono is set);
- * stop: once, just before the last reading (the last interval's, or the
- * summary's when there are no intervals). Either may be NULL; a non-zero
- * return from start ends the loop with that value.
+ * start: once, as the first window opens (window->start_mono is set; it
+ * may move window->start and start_mono to where counting began: the
+ * intervals and the duration run from there); stop: once, just before
+ * the last reading (the last interval's, or the summary's when there are
+ * no intervals). Either may be NULL; a non-zero return from start ends
+ * the loop with that value.
  */
 struct run_callbacks {
 	run_report_fn report;
-	int (*start)(void *ctx, const struct run_window *window);
+	int (*start)(void *ctx, struct run_window *window);
 	void (*stop)(void *ctx);
 	void *ctx;
-	double stop_lead_s;	/* how long stop() takes: a timed end starts it that early */
 };
 
 /* Installs the handlers; call before attaching so Ctrl-C is never lost. */

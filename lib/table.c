@@ -222,9 +222,16 @@ static struct schedscan_duration read_duration(struct table *t, const void *key,
 	return d;
 }
 
+/* What a read takes from the map: its time values, its counts, or both. */
+enum table_part {
+	TABLE_PART_TIME = 1,	/* durations and integrals, closed at read_ns */
+	TABLE_PART_COUNTS = 2,	/* the banked counters of bank */
+};
+
 /* One map entry (key, its value per CPU) into its row's now[]. */
 static int table_feed(struct table *t, const void *key, const struct map_dump *d,
-		      unsigned int i, unsigned long long read_ns, unsigned int bank)
+		      unsigned int i, unsigned long long read_ns, unsigned int bank,
+		      unsigned int parts)
 {
 	const struct table_spec *s = t->spec;
 	struct table_row *row;
@@ -239,14 +246,14 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 		unsigned int nr_counters = s->nr_values - s->nr_integrals;
 
 		/* What the bank gained since it was last read: the events of the windows it took. */
-		for (unsigned int v = 0; v < nr_counters; v++) {
+		for (unsigned int v = 0; (parts & TABLE_PART_COUNTS) && v < nr_counters; v++) {
 			unsigned long long sum = map_dump_sum_u64(
 				d, i, s->value_offset + SCHEDSCAN_SLOT(v, bank) * sizeof(__u64));
 
 			row->now[v] += sum - row->seen[bank - 1][v];
 			row->seen[bank - 1][v] = sum;
 		}
-		for (unsigned int k = 0; k < s->nr_integrals; k++) {
+		for (unsigned int k = 0; (parts & TABLE_PART_TIME) && k < s->nr_integrals; k++) {
 			long long ns = integral_value_ns(integral_word(t, map_dump_value(d, i, 0), k),
 							 read_ns) - row->base[k];
 			unsigned int v = nr_counters + k;
@@ -257,7 +264,7 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 		}
 		return 0;
 	}
-	for (unsigned int k = 0; k < s->nr_values / 2; k++) {
+	for (unsigned int k = 0; (parts & TABLE_PART_TIME) && k < s->nr_values / 2; k++) {
 		struct schedscan_duration dur = read_duration(t, key, map_dump_value(d, i, 0), k);
 		unsigned long long ns = duration_cumulative_ns(&dur, t->start_ns, read_ns);
 
@@ -319,17 +326,34 @@ int table_supply(struct table *t, const void *key, unsigned int value,
 	return 0;
 }
 
-int table_read(struct table *t, unsigned long long read_ns, unsigned int bank)
+static int table_read_parts(struct table *t, unsigned long long read_ns, unsigned int bank,
+			    unsigned int parts)
+{
+	int ret = map_dump_read(&t->dump);
+
+	for (__u32 i = 0; !ret && i < t->dump.count; i++)
+		ret = table_feed(t, map_dump_key(&t->dump, i), &t->dump, i, read_ns, bank, parts);
+	return ret;
+}
+
+static bool table_has_time(const struct table_spec *s)
+{
+	return s->source == TABLE_DURATIONS || s->nr_integrals;
+}
+
+int table_read_time(struct table *t, unsigned long long read_ns)
+{
+	return table_has_time(t->spec) ? table_read_parts(t, read_ns, 0, TABLE_PART_TIME) : 0;
+}
+
+int table_read_counts(struct table *t, unsigned int bank)
 {
 	int ret;
 
 	if (bank < 1 || bank > SCHEDSCAN_BANKS)
 		return -EINVAL;
-	ret = map_dump_read(&t->dump);
-	if (ret)
-		return ret;
-	for (__u32 i = 0; i < t->dump.count; i++) {
-		ret = table_feed(t, map_dump_key(&t->dump, i), &t->dump, i, read_ns, bank);
+	if (t->spec->source == TABLE_COUNTERS) {
+		ret = table_read_parts(t, 0, bank, TABLE_PART_COUNTS);
 		if (ret)
 			return ret;
 	}
@@ -348,6 +372,16 @@ int table_read(struct table *t, unsigned long long read_ns, unsigned int bank)
 		}
 	}
 	return 0;
+}
+
+int table_read(struct table *t, unsigned long long read_ns, unsigned int bank)
+{
+	int ret;
+
+	if (bank < 1 || bank > SCHEDSCAN_BANKS)
+		return -EINVAL;
+	ret = table_read_time(t, read_ns);
+	return ret ? ret : table_read_counts(t, bank);
 }
 
 void table_window(struct table *t, enum table_window_kind kind, double window_s)

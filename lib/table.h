@@ -181,10 +181,16 @@ static inline unsigned int table_nr_values(const struct table_spec *s)
 	return s->nr_values + s->nr_supplied;
 }
 /*
- * Reads the map into every row's now[]: counters from bank (1 or 2), the
- * one the BPF side no longer writes (lib/tool.c switched it), durations
- * closed at read_ns (CLOCK_MONOTONIC, taken before the read).
+ * Reads the map into every row's now[]: table_read_time() the durations
+ * and integrals closed at read_ns (CLOCK_MONOTONIC: the instant the
+ * reading cuts, taken before the read), table_read_counts() the counters
+ * of bank (1 or 2), the one the BPF side no longer writes (lib/tool.c
+ * switched it and waited for the programs that chose it), the supplied
+ * values and the drops. Time values need no wait: read right at the cut,
+ * they end where the bank's events end. table_read() does both.
  */
+int table_read_time(struct table *t, unsigned long long read_ns);
+int table_read_counts(struct table *t, unsigned int bank);
 int table_read(struct table *t, unsigned long long read_ns, unsigned int bank);
 
 enum table_window_kind {

@@ -25,8 +25,7 @@
 
 /*
  * How long in-flight BPF programs get to finish once the bank changes or
- * counting stops, where the kernel cannot say when they have (below);
- * also the lead a timed end stops counting with, an estimate of that wait.
+ * counting stops, where the kernel cannot say when they have (below).
  */
 #define COUNTING_DRAIN_US 5000
 
@@ -409,25 +408,54 @@ static void fill_metrics(struct tool *t, const unsigned long long *counts,
 			fill_ratio(t, i, values);
 }
 
+static void take_cut(struct tool *t)
+{
+	t->cut.ns = monotonic_ns();
+	t->cut.real = realtime_seconds();
+	t->cut.mono = t->cut.ns / 1e9;
+}
+
+/* Durations and integrals, closed at the cut: they need no wait. */
+static int read_time_values(struct tool *t)
+{
+	for (int i = 0; i < t->nr_tables; i++) {
+		int ret = table_read_time(t->tables[i], t->cut.ns);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Reads the counters and every table into their now[]: while counting,
  * the BPF side is switched to the other bank first, and the bank it
  * leaves is read once the programs that chose it have finished, so the
- * reading is a consistent cut (lib/bpf/table.h).
+ * reading is a consistent cut (lib/bpf/table.h). The durations are read
+ * at the switch itself: waiting first would close them up to the wait's
+ * end (5-16 ms on the host, hundreds in a TCG guest) past the events'.
+ * Once counting has stopped the cut is the stop, whose durations
+ * stop_counting() read.
  */
 static int read_all(struct tool *t)
 {
 	unsigned int bank = t->bank;
-	unsigned long long read_ns;
-	int ret;
+	int ret = 0;
 
 	if (__atomic_load_n(&t->run->counting, __ATOMIC_SEQ_CST)) {
 		t->bank = bank == 1 ? 2 : 1;
 		__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
+		take_cut(t);
+		ret = read_time_values(t);
 		wait_for_programs_in_flight();
+	} else if (!t->stopped) {
+		take_cut(t);
+		ret = read_time_values(t);
+	} else {
+		ret = t->stop_error;
 	}
-	/* Before the copies: durations still open are closed at this time. */
-	read_ns = monotonic_ns();
+	if (ret)
+		return fail(t, "reading the durations failed: %s", strerror(-ret));
 	ret = percpu_sums_read(&t->counters, t->raw);
 	if (ret)
 		return fail(t, "reading the counters failed: %s", strerror(-ret));
@@ -441,7 +469,7 @@ static int read_all(struct tool *t)
 	if (t->desc.adjust)
 		t->desc.adjust(t->desc.ctx, t->now);
 	for (int i = 0; i < t->nr_tables; i++) {
-		ret = table_read(t->tables[i], read_ns, bank);
+		ret = table_read_counts(t->tables[i], bank);
 		if (ret)
 			return fail(t, "reading the %s table failed: %s",
 				    t->tables[i]->spec->name, strerror(-ret));
@@ -516,7 +544,7 @@ static int write_prometheus_file(struct tool *t)
 	return 0;
 }
 
-static int report_window_locked(struct tool *t, const struct run_window *window)
+static int report_window_locked(struct tool *t, struct run_window *window)
 {
 	struct metric_value values[TOOL_MAX_METRICS];
 	struct prog_stat stats[TOOL_MAX_HOOKS * HOOK_MAX_PROGS];
@@ -535,6 +563,9 @@ static int report_window_locked(struct tool *t, const struct run_window *window)
 		if (read_all(t))
 			return -EIO;
 		kind = window->final ? WINDOW_RUN : WINDOW_INTERVAL;
+		/* The window ends where its reading cut, not where it was asked for. */
+		window->end = t->cut.real;
+		window->end_mono = t->cut.mono;
 		for (unsigned int c = 0; c < t->desc.nr_counters; c++)
 			t->win[c] = window->final ? t->now[c] : t->now[c] - t->last[c];
 		memcpy(t->last, t->now, n);
@@ -567,7 +598,7 @@ static int report_window_locked(struct tool *t, const struct run_window *window)
 	return 0;
 }
 
-static int report_one_window(void *ctx, const struct run_window *window)
+static int report_one_window(void *ctx, struct run_window *window)
 {
 	struct tool *t = ctx;
 	int ret;
@@ -582,15 +613,20 @@ static int report_one_window(void *ctx, const struct run_window *window)
  * The first window opens: counting starts (the BPF side counted nothing
  * while the tool learnt its state), durations count from now.
  */
-static int start_counting(void *ctx, const struct run_window *window)
+static int start_counting(void *ctx, struct run_window *window)
 {
 	struct tool *t = ctx;
-	unsigned long long now = monotonic_ns();
+	unsigned long long now;
 
 	if (t->desc.start && t->desc.start(t->desc.ctx))
 		return -1;
 	/* Under the lock, as stop_counting(): a scrape reads t->bank. */
 	pthread_mutex_lock(&t->lock);
+	take_cut(t);
+	now = t->cut.ns;
+	/* The first window opens when counting does, after desc.start's work. */
+	window->start = t->cut.real;
+	window->start_mono = t->cut.mono;
 	t->run->start_ns = now;
 	__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < t->nr_tables; i++) {
@@ -627,6 +663,10 @@ static void stop_counting(void *ctx)
 	/* Under the lock: a scrape switching banks must not reopen the window. */
 	pthread_mutex_lock(&t->lock);
 	__atomic_store_n(&t->run->counting, 0, __ATOMIC_SEQ_CST);
+	take_cut(t);
+	t->stopped = true;
+	/* The durations end with the events: closed now, not after the wait. */
+	t->stop_error = read_time_values(t);
 	wait_for_programs_in_flight();
 	pthread_mutex_unlock(&t->lock);
 	if (t->desc.finish)
@@ -654,8 +694,7 @@ int tool_run(struct tool *t)
 		return 1;
 	}
 	pthread_mutex_unlock(&t->lock);
-	struct run_callbacks cb = { report_one_window, start_counting, stop_counting, t,
-				    COUNTING_DRAIN_US / 1e6 };
+	struct run_callbacks cb = { report_one_window, start_counting, stop_counting, t };
 
 	if (run_loop(t->opts, &cb))
 		return 1;

@@ -138,6 +138,17 @@ struct tool {
 	struct strbuf svg_records;
 	/* The BPF side's counting switch (mapped .data.run). */
 	struct schedscan_run *run;
+	/*
+	 * The instant the last reading cut the count: its bank switch, or
+	 * counting's stop (stopped). Its events end there, its durations are
+	 * closed there, and its window's record ends there.
+	 */
+	struct tool_cut {
+		unsigned long long ns;	/* CLOCK_MONOTONIC */
+		double real, mono;	/* seconds */
+	} cut;
+	bool stopped;
+	int stop_error;		/* reading the durations at the stop failed: -errno */
 };
 
 /* The skeleton's open options: --btf FILE for CO-RE relocations. */

@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include "runloop.h"
 #include <unistd.h>
+#include "runloop.h"
 #include "unit.h"
+#include "util.h"
 
 struct recorder {
 	int intervals, finals;
@@ -23,11 +24,13 @@ struct recorder {
 	int last_window_index;
 	double last_interval_end, last_interval_end_mono;
 	int starts, stops;
-	double start_mono;	/* as start() saw it */
+	double start_mono;	/* as start() left it */
 	int reports_after_stop;
+	/* start() moves the start this much later; a report moves its end. */
+	double start_delay_s, end_shift_s;
 };
 
-static int record(void *ctx, const struct run_window *w)
+static int record(void *ctx, struct run_window *w)
 {
 	struct recorder *r = ctx;
 
@@ -53,6 +56,10 @@ static int record(void *ctx, const struct run_window *w)
 	}
 	r->intervals++;
 	CHECK_INT(w->intervals, r->intervals);
+	/* Each window starts where the last report left the end (or start() the start). */
+	CHECK(w->start_mono == (r->intervals > 1 ? r->last_interval_end_mono : r->start_mono));
+	w->end += r->end_shift_s;
+	w->end_mono += r->end_shift_s;
 	r->interval_sum += w->end_mono - w->start_mono;
 	r->last_interval_end = w->end;
 	r->last_interval_end_mono = w->end_mono;
@@ -61,11 +68,16 @@ static int record(void *ctx, const struct run_window *w)
 	return 0;
 }
 
-static int on_start(void *ctx, const struct run_window *w)
+static int on_start(void *ctx, struct run_window *w)
 {
 	struct recorder *r = ctx;
 
 	r->starts++;
+	if (r->start_delay_s) {
+		usleep((useconds_t)(r->start_delay_s * 1e6));
+		w->start += r->start_delay_s;
+		w->start_mono += r->start_delay_s;
+	}
 	r->start_mono = w->start_mono;
 	return 0;
 }
@@ -75,13 +87,13 @@ static void on_stop(void *ctx)
 	struct recorder *r = ctx;
 
 	r->stops++;
-	usleep(2000);	/* as long as run_callbacks.stop_lead_s says */
+	usleep(2000);	/* a stop takes its time (tool.c waits for programs in flight) */
 }
 
 /* The run, then: the last reading (interval or summary) and the summary came after the stop. */
 static int run(const struct common_opts *o, struct recorder *r)
 {
-	struct run_callbacks cb = { record, on_start, on_stop, r, 0.002 };
+	struct run_callbacks cb = { record, on_start, on_stop, r };
 	int ret = run_loop(o, &cb);
 
 	CHECK_INT(r->stops, 1);
@@ -122,6 +134,24 @@ static void test_duration_reports_partial_last_interval(void)
 	CHECK_INT(run(&o, &r), 0);
 	CHECK(r.intervals >= 1 && r.intervals <= 3);
 	CHECK_STR(r.reason, "duration");
+	CHECK_DBL(r.interval_sum, r.final_duration, 1e-9);
+	CHECK(r.final_duration >= 0.1);
+}
+
+/*
+ * tool.c opens the run where counting starts and ends each window where
+ * its reading cut: the windows still follow each other back to back, add
+ * up to the summary, and the duration runs from the moved start.
+ */
+static void test_moved_boundaries_stay_back_to_back(void)
+{
+	struct common_opts o = opts_with(0.03, 0, 0.1);
+	struct recorder r = { .start_delay_s = 0.02, .end_shift_s = 0.001 };
+	double before = monotonic_seconds();
+
+	CHECK_INT(run(&o, &r), 0);
+	CHECK(r.start_mono >= before + 0.02);
+	CHECK(r.intervals >= 1);
 	CHECK_DBL(r.interval_sum, r.final_duration, 1e-9);
 	CHECK(r.final_duration >= 0.1);
 }
@@ -283,6 +313,7 @@ static void test_draining_reader_keeps_the_report_after_a_signal(void)
 
 UNIT_MAIN(UNIT_TEST(test_count_stops_after_n_intervals),
 	  UNIT_TEST(test_duration_reports_partial_last_interval),
+	  UNIT_TEST(test_moved_boundaries_stay_back_to_back),
 	  UNIT_TEST(test_duration_without_interval_gives_summary_only),
 	  UNIT_TEST(test_sigusr1_cuts_an_interval),
 	  UNIT_TEST(test_signal_ends_run_with_summary),

@@ -438,23 +438,38 @@ static const struct table_spec integrals_spec = {
 	.columns = integral_columns, .nr_columns = 3, .sort_value = -1, .drop_slot = -1,
 };
 
-static void test_integral_split_across_windows(void)
+/*
+ * A one-entry array of e, whose integral 0 is on since 1000, read by t
+ * from a run started at start_ns; its fd, or -1 after a failure.
+ */
+static int integral_table(const char *name, struct table *t, struct integral_entry *e,
+			  unsigned long long start_ns)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_integrals", sizeof(__u32),
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
 				sizeof(struct integral_entry), 1, NULL);
-	struct integral_entry e = {};
 	__u32 key = 0;
-	struct table t;
 
 	if (fd < 0) {
 		UNIT_FAIL("creating an array map failed: %s", strerror(errno));
-		return;
+		return -1;
 	}
+	integral_switch_word(&e->time[0], true, 1000);
+	CHECK(bpf_map_update_elem(fd, &key, e, BPF_ANY) == 0);
+	CHECK_INT(table_init(t, &integrals_spec, fd, -1, NULL), 0);
+	CHECK_INT(table_start(t, start_ns), 0);
+	return fd;
+}
+
+static void test_integral_split_across_windows(void)
+{
+	struct integral_entry e = {};
+	__u32 key = 0;
+	struct table t;
 	/* On since 1000, before the run starts at 1500: only the part after counts. */
-	integral_switch_word(&e.time[0], true, 1000);
-	CHECK(bpf_map_update_elem(fd, &key, &e, BPF_ANY) == 0);
-	CHECK_INT(table_init(&t, &integrals_spec, fd, -1, NULL), 0);
-	CHECK_INT(table_start(&t, 1500), 0);
+	int fd = integral_table("t_integrals", &t, &e, 1500);
+
+	if (fd < 0)
+		return;
 	CHECK_INT(table_read(&t, 2000, 1), 0);
 	table_window(&t, WINDOW_INTERVAL, 1.0);
 	CHECK_U64(find_row(&t, 0)->win[1], 500);
@@ -474,6 +489,42 @@ static void test_integral_split_across_windows(void)
 	CHECK_U64(find_row(&t, 0)->win[0], 1);
 	table_window(&t, WINDOW_RUN_AFTER_INTERVALS, 2.0);
 	CHECK_U64(find_row(&t, 0)->win[1], 1300);
+	table_free(&t);
+	close(fd);
+}
+
+/*
+ * lib/tool.c reads a table in two parts around the wait for programs in
+ * flight: the time values at the cut, the counts of the bank it left
+ * after. What changes in between (an episode that ends, a count that
+ * lands late in the old bank) goes to the part it belongs to: the time
+ * read at the cut keeps the cut's value, the late count is taken.
+ */
+static void test_time_at_the_cut_counts_after_the_wait(void)
+{
+	struct integral_entry e = { .episodes[SCHEDSCAN_SLOT(0, 1)] = 1 };
+	__u32 key = 0;
+	struct table t;
+	int fd = integral_table("t_split", &t, &e, 1000);
+
+	if (fd < 0)
+		return;
+	/* The cut at 2000: the state is still on. */
+	CHECK_INT(table_read_time(&t, 2000), 0);
+	/* During the wait: it goes off at 2600, a late event lands in bank 1. */
+	integral_switch_word(&e.time[0], false, 2600);
+	e.episodes[SCHEDSCAN_SLOT(0, 1)] = 2;
+	CHECK(bpf_map_update_elem(fd, &key, &e, BPF_ANY) == 0);
+	CHECK_INT(table_read_counts(&t, 1), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 0)->win[1], 1000);	/* to the cut, not to 2600 */
+	CHECK_U64(find_row(&t, 0)->win[0], 2);
+	/* The next cut takes the rest of the episode. */
+	CHECK_INT(table_read(&t, 3000, 2), 0);
+	table_window(&t, WINDOW_INTERVAL, 1.0);
+	CHECK_U64(find_row(&t, 0)->win[1], 600);
+	CHECK_U64(find_row(&t, 0)->win[0], 0);
+	CHECK_INT(table_read_counts(&t, 0), -EINVAL);
 	table_free(&t);
 	close(fd);
 }
@@ -560,4 +611,5 @@ UNIT_MAIN(UNIT_TEST(test_interval_rows_add_up_to_the_summary),
 	  UNIT_TEST(test_full_map_counts_dropped_rows),
 	  UNIT_TEST(test_integral_value_in_any_order),
 	  UNIT_TEST(test_integral_split_across_windows),
+	  UNIT_TEST(test_time_at_the_cut_counts_after_the_wait),
 	  UNIT_TEST(test_supplied_values_beside_the_tools))

@@ -508,6 +508,13 @@ bracket_judge() {
                     line = substr(line, RSTART + RLENGTH)
                 }
                 tier = "table"
+                # per CPU too, for a state integral (below)
+                line = $0
+                while (match(line, /"cpu":[0-9]+,"idle_ns":[0-9]+/)) {
+                    x = substr(line, RSTART, RLENGTH); c = x; sub(/,.*/, "", c); sub(/.*:/, "", c)
+                    sub(/.*:/, "", x); percpu[n + 1, c] = x; cpus[c] = 1
+                    line = substr(line, RSTART + RLENGTH)
+                }
             } else {
                 pat = "\"" metric "\":[{]\"value\":[0-9]+,\"tier\":\"[a-z_]+\""
                 if (!match($0, pat)) next
@@ -516,6 +523,12 @@ bracket_judge() {
                 sub(/,"tier".*/, "", x); sub(/.*:/, "", x); v = x + 0
             }
             n++; start[n] = s; end[n] = e; val[n] = v
+        }
+        # ns of [s, e] inside [t1, t2]
+        function overlap(s, e, t1, t2) {
+            if (e > t2) e = t2
+            if (s < t1) s = t1
+            return e > s ? (e - s) * 1e9 : 0
         }
         END {
             if (counter == "sched_idle_ns") {
@@ -551,9 +564,30 @@ bracket_judge() {
                 }
             }
             if (counter == "sched_idle_ns") {
-                for (k = 1; k <= n; k++) if (start[k] >= a["realtime_after"] && end[k] <= b["realtime_before"]) len = end[k] - start[k]
-                printf "note: %d CPUs, inner window %.6f s, reads %.6f s apart, kernel busy %.0f ns (ktime/cpu_clk %.6f), tool busy (inner) %.0f ns\n",
-                    a["nr_cpus"], len, b["realtime_before"] - a["realtime_after"], busy, rate, a["nr_cpus"] * len * 1e9 - inner
+                # Idle time accrues on every idle CPU through the edges
+                # (hundreds of ms under TCG, where the tool waits for an RCU
+                # grace period at each cut): whole edges would leave 8 CPUs
+                # x the edges unresolved. Each CPU of each interval [s, e]
+                # instead bounds its idle time I inside the window [T1, T2]:
+                # at least I minus the part of [s, e] outside, at most I and
+                # the part inside; exact for a CPU idle throughout. The
+                # interval ends where the tool cut, its durations closed
+                # there too (lib/tool.c). Low: the shortest window between
+                # the reads, high: the longest.
+                lo = 0; hi = 0
+                for (k = 1; k <= n; k++) {
+                    d = (end[k] - start[k]) * 1e9
+                    in_lo = overlap(start[k], end[k], a["realtime_after"], b["realtime_before"])
+                    in_hi = overlap(start[k], end[k], a["realtime_before"], b["realtime_after"])
+                    for (c in cpus) {
+                        v = percpu[k, c] + 0
+                        lo += v - (d - in_lo) > 0 ? v - (d - in_lo) : 0
+                        hi += v < in_hi ? v : in_hi
+                    }
+                }
+                printf "note: %d CPUs, reads %.6f s apart, kernel busy %.0f ns (ktime/cpu_clk %.6f), whole inner intervals %.0f ns idle, per-CPU bounds %.0f..%.0f ns\n",
+                    a["nr_cpus"], b["realtime_before"] - a["realtime_after"], busy, rate, inner, lo, hi
+                inner = lo; outer = hi
             }
             width = delta > 0 ? 100 * (outer - inner + delta_high - delta) / delta : 100
             excess = delta * excess_pct / 100
@@ -997,6 +1031,34 @@ idlebal_checks() {
 
 # ------------------------------------------------ numascan known answers
 
+# trace_begin FILTER EVENT_DIR...: record those trace events (each with
+# FILTER) into a 4 MiB-per-CPU buffer on the CLOCK_MONOTONIC trace clock
+# (bpf_ktime_get_ns()'s, and comparable across CPUs). trace_end OUT: stop,
+# copy the buffer to OUT, set trace_lost (events the buffer overwrote or
+# dropped) and put the tracer back as it was.
+trace_begin() {
+    tb_filter=$1
+    shift
+    trace_events="$*"
+    echo 0 >"$TRACEFS/tracing_on"
+    echo >"$TRACEFS/trace"
+    old_buffer=$(awk '{ print $1; exit }' "$TRACEFS/buffer_size_kb")
+    echo 4096 >"$TRACEFS/buffer_size_kb"
+    old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
+    echo mono >"$TRACEFS/trace_clock"
+    for e in $trace_events; do echo "$tb_filter" >"$e/filter"; echo 1 >"$e/enable"; done
+    echo 1 >"$TRACEFS/tracing_on"
+}
+trace_end() {
+    echo 0 >"$TRACEFS/tracing_on"
+    cat "$TRACEFS/trace" >"$1"
+    trace_lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats 2>/dev/null | awk '$1 == "overrun:" || $1 == "dropped" { n += $NF } END { print n + 0 }')
+    for e in $trace_events; do echo 0 >"$e/enable"; echo 0 >"$e/filter"; done
+    echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
+    echo "${old_buffer:-1408}" >"$TRACEFS/buffer_size_kb"
+    echo >"$TRACEFS/trace"
+}
+
 # numascan_remote MODE: numaremote's four threads, pinned to node 0, write
 # 64 MB it placed on node 1 (mbind MPOL_BIND for the first touch, then
 # MPOL_DEFAULT) for 8 s, and say how many pages sit on each node before
@@ -1368,13 +1430,6 @@ numascan_audit() {
     hint_fn=numa_migrate_check hint_arg='+0(+0(%si)):u64'
     grep -q ' numa_migrate_check$' /proc/kallsyms || hint_fn=numa_migrate_prep hint_arg='+0(%si):u64'
     skip_vma=$TRACEFS/events/sched/sched_skip_vma_numa
-    echo 0 >"$TRACEFS/tracing_on"
-    echo >"$TRACEFS/trace"
-    old_buffer=$(awk '{ print $1; exit }' "$TRACEFS/buffer_size_kb")
-    echo 4096 >"$TRACEFS/buffer_size_kb"
-    old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
-    # CLOCK_MONOTONIC, as ownvmas' "late at": decisions before and after it
-    echo mono >"$TRACEFS/trace_clock"
     if ! { echo "p:schedscan/audit_pass task_numa_work" >>"$TRACEFS/kprobe_events" &&
            echo "p:schedscan/audit_scan change_prot_numa start=+0(%di):u64" >>"$TRACEFS/kprobe_events" &&
            echo "p:schedscan/audit_fault $hint_fn start=$hint_arg" >>"$TRACEFS/kprobe_events"; }; then
@@ -1383,24 +1438,19 @@ numascan_audit() {
     fi
     events="$TRACEFS/events/schedscan/audit_pass $TRACEFS/events/schedscan/audit_scan $TRACEFS/events/schedscan/audit_fault"
     [ -d "$skip_vma" ] && events="$events $skip_vma"
-    for e in $events; do echo 'comm == "ownvmas"' >"$e/filter"; echo 1 >"$e/enable"; done
     fast_scans
-    echo 1 >"$TRACEFS/tracing_on"
+    # CLOCK_MONOTONIC, as ownvmas' "late at": decisions before and after it
+    trace_begin 'comm == "ownvmas"' $events
     if tool_start "$out" "$W/audit.err" numascan --mode "$mode" --comm ownvmas -d 300; then
         "$WL/ownvmas" -t 2 -i 1 -m 4 -s 9 -L 5 >"$wl" 2>&1
     fi
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
-    echo 0 >"$TRACEFS/tracing_on"
+    trace_end "$trace"
+    lost=$trace_lost
     restore_scans
-    cat "$TRACEFS/trace" >"$trace"
-    lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats 2>/dev/null | awk '$1 == "overrun:" || $1 == "dropped" { n += $NF } END { print n + 0 }')
-    for e in $events; do echo 0 >"$e/enable"; echo 0 >"$e/filter"; done
     for e in audit_pass audit_scan audit_fault; do echo "-:schedscan/$e" >>"$TRACEFS/kprobe_events"; done
-    echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
-    echo "${old_buffer:-1408}" >"$TRACEFS/buffer_size_kb"
-    echo >"$TRACEFS/trace"
     summary=$(json_summary "$out")
     set -- $(awk '$2 == "thread" && $3 == 0 { print $5, $7 }' "$wl")
     tid0=$1 b0=$2
@@ -1684,31 +1734,76 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
 }
 
 # Four timer sleepers, each started on its own CPU of an otherwise idle
-# guest: every wakeup has an idle CPU of its own (the sleeper's), so at
-# least 99% are placed on an unoccupied CPU, and
-# missed_idle must be about 0: at most 1 in 1000, for the odd kworker
-# that holds a sleeper's CPU when its timer fires (seen: 0 or 1 of 2000).
-# The placements are the wakeups the workload counted (at least 95%: a
-# wakeup can find the wakee still on its CPU; at most 10 more: the
-# threads' exits wake the main thread).
+# guest: a wakeup has an idle CPU of its own (the sleeper's), so at least
+# 99% are placed on an unoccupied CPU and missed_idle is about 0. Not
+# quite 0: two sleepers' wakeups can collide on one CPU. Seen in 6.12 under
+# TCG: CPU 4's timer woke sleeper A there while CPU 6 woke sleeper B and,
+# CPU 4 still looking idle, queued B onto it; when A's placement ended
+# (select_task_rq_fair()'s exit, 1.7 ms after its waking: the vCPU had
+# been descheduled) CPU 4 had B pending, and CPUs 5-7 were idle: a true
+# missed idle. An ftrace replay of the workload's own wakeups (sched_waking,
+# sched_wakeup, and the switch away when the sleeper sleeps again) counts
+# the colliding wakeups: those whose [waking, wakeup] overlaps another
+# sleeper's [waking, sleep] on the same CPU. missed_idle may not exceed
+# them, plus 1 in 1000 for a foreign task (a kworker) holding a
+# sleeper's CPU. The placements are the wakeups the workload counted (at
+# least 95%: a wakeup can find the wakee still on its CPU; at most 10
+# more: the threads' exits wake the main thread).
 sis_no_miss() {  # MODE
     mode=$1
-    desc="sisscan --mode $mode: no missed idle CPU when every wakee has its own"
-    out=$W/nomiss.$mode.json
+    desc="sisscan --mode $mode: no missed idle CPU when every wakee has its own, but for colliding wakeups"
+    out=$W/nomiss.$mode.json trace=$W/nomiss.$mode.trace
     KIND="known answer"
+    trace_begin 'comm == "wakeloop"' "$TRACEFS/events/sched/sched_waking" "$TRACEFS/events/sched/sched_wakeup"
+    echo 'prev_comm == "wakeloop"' >"$TRACEFS/events/sched/sched_switch/filter"
+    echo 1 >"$TRACEFS/events/sched/sched_switch/enable"
     sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >\"$W/nomiss.wl\" 2>&1" \
         --mode "$mode" --comm wakeloop
+    echo 0 >"$TRACEFS/events/sched/sched_switch/enable"
+    echo 0 >"$TRACEFS/events/sched/sched_switch/filter"
+    trace_end "$trace"
     summary=$(json_summary "$out")
     placements=$(json_metric "$summary" placements)
     unoccupied=$(json_metric "$summary" placed_unoccupied)
     missed=$(json_metric "$summary" missed_idle)
     want=$(sed -n 's/.* wakeups \([0-9]*\).*/\1/p' "$W/nomiss.wl" | head -n 1)
-    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "${placements:-0}" -ge $((want * 95 / 100)) ] &&
+    set -- $(awk '
+        {
+            t = -1
+            for (k = 1; k <= NF; k++) if ($k ~ /^[0-9]+\.[0-9]+:$/) { t = substr($k, 1, length($k) - 1) + 0; break }
+            if (t < 0) next
+            if ($0 ~ / sched_waking: /) { p = $0; sub(/.* pid=/, "", p); sub(/ .*/, "", p); waking[p] = t }
+            else if ($0 ~ / sched_wakeup: /) {
+                p = $0; sub(/.* pid=/, "", p); sub(/ .*/, "", p)
+                c = $0; sub(/.*target_cpu=/, "", c); c += 0
+                n++; S[n] = (p in waking) ? waking[p] : t; U[n] = t; E[n] = t; C[n] = c
+                last[p] = n; delete waking[p]
+                m = ++per[c]; on[c, m] = n
+            } else if ($0 ~ / sched_switch: / && $0 ~ /prev_state=[SD]/) {
+                p = $0; sub(/.* prev_pid=/, "", p); sub(/ .*/, "", p)
+                if (p in last) { E[last[p]] = t; delete last[p] }
+            }
+        }
+        END {
+            for (c in per)
+                for (m = 1; m <= per[c]; m++) {
+                    x = on[c, m]
+                    for (d = m - 4; d <= m + 4; d++) {
+                        if (d < 1 || d > per[c] || d == m) continue
+                        y = on[c, d]
+                        if (S[y] <= U[x] && E[y] >= S[x]) { hit++; break }
+                    }
+                }
+            print n + 0, hit + 0
+        }' "$trace")
+    traced=$1 colliding=$2
+    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$trace_lost" = 0 ] && [ "${traced:-0}" -ge "$want" ] &&
+       [ "${placements:-0}" -ge $((want * 95 / 100)) ] &&
        [ "${placements:-0}" -le $((want + 10)) ] && [ "${unoccupied:-0}" -ge $((placements * 99 / 100)) ] &&
-       [ -n "$missed" ] && [ $((missed * 1000)) -le "$placements" ]; then
-        ok "$desc (missed_idle $missed of $placements placements, $unoccupied on an unoccupied CPU; the workload woke $want times)"
+       [ -n "$missed" ] && [ $(((missed - colliding) * 1000)) -le "$placements" ]; then
+        ok "$desc (missed_idle $missed of $placements placements, $colliding colliding wakeups in ftrace's $traced, $unoccupied on an unoccupied CPU; the workload woke $want times)"
     else
-        notok "$desc # exit $rc: missed_idle '$missed' of '$placements' placements, placed_unoccupied '$unoccupied', workload wakeups '$want'"
+        notok "$desc # exit $rc: missed_idle '$missed' of '$placements' placements, colliding '$colliding' of '$traced' traced wakeups ($trace_lost trace events lost), placed_unoccupied '$unoccupied', workload wakeups '$want'"
         tail -n 3 "$W/nomiss.err" | diag 3
     fi
 }
