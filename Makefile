@@ -66,6 +66,7 @@ TOOL_BINS  := $(addprefix $(BUILD)/,$(TOOLS))
 STATIC_BINS := $(addprefix $(BUILD)/static/,$(TOOLS)) \
                $(addprefix $(BUILD)/static/workloads/,$(WORKLOADS) kstat)
 WORKLOAD_BINS := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) kstat)
+BENCH_BINS := $(BUILD)/bench/floor
 
 ifeq ($(STATIC),1)
 DEFAULT_TARGETS := $(STATIC_BINS)
@@ -228,7 +229,7 @@ vmlinux:
 unit: $(UNIT_BINS)
 	@tests/run-suites.sh unit
 
-live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS)
+live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS) $(BENCH_BINS)
 	@tests/run-suites.sh live
 
 robustness: $(TOOL_BINS) $(WORKLOAD_BINS) $(FUZZ_BINS)
@@ -251,21 +252,34 @@ mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TES
 # "N passed, N failed, N skipped".
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS) \
-		$(TEST_BINS) $(STATIC_TEST_BINS) $(FUZZ_BINS)
+		$(TEST_BINS) $(STATIC_TEST_BINS) $(FUZZ_BINS) $(BENCH_BINS)
 	@tests/run-suites.sh unit live robustness vm mutation
+
+# make bench's floor: empty programs on a tool's hooks (bench/floor.c).
+$(OBJ)/bench/floor.bpf.o: bench/floor.bpf.c $(VMLINUX_H)
+	@mkdir -p $(dir $@)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(BUILD)/bench/floor: bench/floor.c $(OBJ)/bench/floor.skel.h
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(OBJ)/bench $< $(LDLIBS) -o $@
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@scripts/bench.sh
+	@$(MAKE) --no-print-directory all $(BENCH_BINS)
+	@python3 bench/bench.py
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 	  --std=c11 --suppress=unknownMacro -Ilib -Itests/unit \
-	  lib $(filter-out %.bpf.c,$(wildcard tools/*/*.c)) tests/unit tests/workloads
+	  lib $(filter-out %.bpf.c,$(wildcard tools/*/*.c)) tests/unit tests/workloads \
+	  bench/floor.c
 
 install: $(TOOL_BINS)
 	install -d $(DESTDIR)$(PREFIX)/sbin

@@ -6,7 +6,9 @@
  * has had that signature since 2.6.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "unit.h"
@@ -50,7 +52,46 @@ static void test_released(void)
 	probe_release();
 }
 
+/*
+ * kallsyms lookups by name and type, on a written file: a prefix of the
+ * name, a module's symbol and a last line without a newline.
+ */
+static void test_symbol_addresses(void)
+{
+	char dir[] = "/tmp/schedscan-kallsyms.XXXXXX", path[64];
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		UNIT_FAIL("mkdtemp failed");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		UNIT_FAIL("cannot write %s", path);
+		return;
+	}
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81001000 t tick_sched_timer_dequeue\n"
+	      "ffffffff81002000 d tick_sched_timer\n"
+	      "ffffffff81003000 t tick_sched_timer\n"
+	      "ffffffffc0001000 t nohz_csd_func\t[some_module]\n"
+	      "ffffffff82000000 D sysctl_sched_features", f);
+	fclose(f);
+	/* the text symbol, not the data one of the same name nor the prefix */
+	CHECK(kernel_symbol_address(dir, "tick_sched_timer") == 0xffffffff81003000ULL);
+	CHECK(kernel_data_address(dir, "tick_sched_timer") == 0xffffffff81002000ULL);
+	CHECK(kernel_symbol_address(dir, "nohz_csd_func") == 0xffffffffc0001000ULL);
+	CHECK(kernel_data_address(dir, "sysctl_sched_features") == 0xffffffff82000000ULL);
+	CHECK(kernel_symbol_address(dir, "sysctl_sched_features") == 0);
+	CHECK(kernel_symbol_address(dir, "tick_sched") == 0);
+	CHECK(kernel_symbol_address("/nonexistent", "_stext") == 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 UNIT_MAIN(UNIT_TEST(test_param_index),
+	  UNIT_TEST(test_symbol_addresses),
 	  UNIT_TEST(test_param_struct),
 	  UNIT_TEST(test_member_offset),
 	  UNIT_TEST(test_released))

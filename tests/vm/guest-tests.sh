@@ -1152,7 +1152,14 @@ numascan_remote() {
        within_range "${2:-0}" "${moved:-1}" $((${moved:-1} + 64)); then
         ok "$desc ($moves; moved $moved)"
     else
-        notok "$desc # rows: '$moves'; numa_hint_faults_migrated '$migrated_faults', moved '$moved'"
+        # what else the same task_fault() run counted: the node_pairs rows'
+        # migrated faults, and the rows either table says it dropped
+        others=$(printf '%s\n' "$summary" | awk "$TABLE_AWK"'{
+            n = rows("node_pairs"); for (k = 1; k <= n; k++) m += field(row[k], "numa_hint_faults_migrated")
+            d = $0; sub(/.*"migration_pairs":\{[^[]*"rows_dropped":/, "", d); sub(/[^0-9].*/, "", d)
+            e = $0; sub(/.*"node_pairs":\{[^[]*"rows_dropped":/, "", e); sub(/[^0-9].*/, "", e)
+            printf "node_pairs migrated %d, rows_dropped %s (migration_pairs) %s (node_pairs)", m, d, e }')
+        notok "$desc # rows: '$moves'; numa_hint_faults_migrated '$migrated_faults', moved '$moved'; $others"
     fi
     # --svg's node matrices: a cell per CPU node x memory node of the
     # node_pairs rows and per source x destination node of the
