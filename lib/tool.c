@@ -415,9 +415,10 @@ static void take_cut(struct tool *t)
 	t->cut.mono = t->cut.ns / 1e9;
 }
 
-/* Durations and integrals, closed at the cut: they need no wait. */
-static int read_time_values(struct tool *t)
+/* Cuts here: the durations and integrals closed now, needing no wait. */
+static int cut_time_values(struct tool *t)
 {
+	take_cut(t);
 	for (int i = 0; i < t->nr_tables; i++) {
 		int ret = table_read_time(t->tables[i], t->cut.ns);
 
@@ -445,12 +446,10 @@ static int read_all(struct tool *t)
 	if (__atomic_load_n(&t->run->counting, __ATOMIC_SEQ_CST)) {
 		t->bank = bank == 1 ? 2 : 1;
 		__atomic_store_n(&t->run->counting, t->bank, __ATOMIC_SEQ_CST);
-		take_cut(t);
-		ret = read_time_values(t);
+		ret = cut_time_values(t);
 		wait_for_programs_in_flight();
 	} else if (!t->stopped) {
-		take_cut(t);
-		ret = read_time_values(t);
+		ret = cut_time_values(t);
 	} else {
 		ret = t->stop_error;
 	}
@@ -663,10 +662,9 @@ static void stop_counting(void *ctx)
 	/* Under the lock: a scrape switching banks must not reopen the window. */
 	pthread_mutex_lock(&t->lock);
 	__atomic_store_n(&t->run->counting, 0, __ATOMIC_SEQ_CST);
-	take_cut(t);
 	t->stopped = true;
 	/* The durations end with the events: closed now, not after the wait. */
-	t->stop_error = read_time_values(t);
+	t->stop_error = cut_time_values(t);
 	wait_for_programs_in_flight();
 	pthread_mutex_unlock(&t->lock);
 	if (t->desc.finish)

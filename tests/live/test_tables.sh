@@ -158,14 +158,14 @@ grep '^CUT ' "$WORK/bt.out" >>"$WORK/hist.cmp"
 grep '^EP ' "$WORK/bt.out" >>"$WORK/hist.cmp"
 verdict=$(awk -v off="$offset" -v ncpus="$ncpus" '
 	function slot(len,   lo) { lo = 1; while (lo * 2 <= len) lo *= 2; return lo }
-	$1 == "window" { s = ($2 - off) * 1e9; e = cut = ($3 - off) * 1e9 }
+	$1 == "window" { s = ($2 - off) * 1e9; e = ($3 - off) * 1e9 }
 	$1 == "CUT" { wait = $2 }
 	$1 == "tool" { tool[$2] = $3; n_tool += $3; b[$2] = 1 }
 	$1 == "EP" {
 		begin = $3; end = $4
-		if (end >= s - 1e6 && end <= cut + 1e6) outer++
-		if (end >= s + 1e6 && end <= cut - 1e6) inner++
-		if (end < s || end > cut) next
+		if (end >= s - 1e6 && end <= e + 1e6) outer++
+		if (end >= s + 1e6 && end <= e - 1e6) inner++
+		if (end < s || end > e) next
 		len = end - begin
 		k = slot(len); bt[k]++; b[k] = 1; n_bt++
 	}
