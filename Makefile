@@ -272,7 +272,7 @@ demo: deps
 	@scripts/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BENCH_BINS)
+	@$(MAKE) --no-print-directory all $(BENCH_BINS) $(STATIC_BINS)
 	@python3 bench/bench.py
 
 lint:

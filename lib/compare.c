@@ -258,6 +258,16 @@ struct row_change {
 	const char *table, *counter;
 	char key[96], label[64];
 	double a, b, score;
+	/*
+	 * Per side (0 A, 1 B): the lowest and highest per-run rate among the
+	 * runs that have the row, and how many do (the others count 0).
+	 * separation: how far the two sides' ranges lie apart, over the larger
+	 * side's highest (> 0: every B run beyond every A run). Rows whose runs
+	 * do not overlap come first: a one-row table's counter moves by all of
+	 * its total (score 1) whether one noisy run or every run moved it.
+	 */
+	double lo[2], hi[2], separation;
+	int runs_seen[2];
 };
 
 struct comparison {
@@ -610,16 +620,32 @@ static int fill_table(struct comparison *cmp, const struct compare *c, const cha
 
 					if (is_key_field(by, row->keys[k]) || !jv_u64(&row->items[k], &v))
 						continue;
+					double rate = (double)v / runs[r].duration_s;
+
 					slot = row_slot(cmp, table, row->keys[k], key, label);
 					if (!slot)
 						return -1;
 					if (side)
-						slot->b += (double)v / runs[r].duration_s / nr;
+						slot->b += rate / nr;
 					else
-						slot->a += (double)v / runs[r].duration_s / nr;
+						slot->a += rate / nr;
+					if (!slot->runs_seen[side]++ || rate < slot->lo[side])
+						slot->lo[side] = rate;
+					if (slot->runs_seen[side] == 1 || rate > slot->hi[side])
+						slot->hi[side] = rate;
 				}
 			}
 		}
+	}
+	for (size_t i = first; i < cmp->nr_rows; i++) {
+		struct row_change *row = &cmp->rows[i];
+		double top;
+
+		for (int side = 0; side < 2; side++)
+			if (row->runs_seen[side] < (side ? c->nr_b : c->nr_a))
+				row->lo[side] = fmin(row->lo[side], 0);
+		top = fmax(row->hi[0], row->hi[1]);
+		row->separation = top > 0 ? fmax(row->lo[1] - row->hi[0], row->lo[0] - row->hi[1]) / top : 0;
 	}
 	/* A row's change as a share of its counter's table total (the larger side's). */
 	struct counter_total {
@@ -654,6 +680,8 @@ static int by_score(const void *x, const void *y)
 {
 	const struct row_change *a = x, *b = y;
 
+	if ((a->separation > 0) != (b->separation > 0))
+		return a->separation > 0 ? -1 : 1;
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
 	return strcmp(a->key, b->key);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #define PLOT_MAX_ROWS 64
 #define PLOT_MAX_GROUPS 16
 #define PLOT_MAX_SERIES 8
+#define PLOT_MAX_CHARTS 16
 
 enum chart_kind {
 	/* A histogram metric over the intervals. */
@@ -39,6 +41,8 @@ struct chart_spec {
 /* Which pictures each tool draws (docs/metrics.md names every source). */
 static const struct chart_spec chart_specs[] = {
 	{ "sisscan", CHART_HIST_OVER_TIME, "scan_depth", {}, "Scan depth per interval (share of the interval's domain searches)", "CPUs probed" },
+	/* A source with a '*': a chart per metric of the run it matches, none if none does. */
+	{ "sisscan", CHART_HIST_OVER_TIME, "filter_*_scan_depth", {}, "Scan depth the filter would give, per interval", "CPUs probed" },
 	{ "sisscan", CHART_METRIC_OVER_TIME, "missed_idle_pct", {}, "Missed idle CPUs (% of placements)", "%" },
 	{ "sisscan", CHART_TABLE_BARS, "breakdown", { "sis_search", "sis_domain_search", "missed_idle" }, "Per LLC over the run", "events" },
 	{ "idlebal", CHART_TABLE_SHARE_OVER_TIME, "overload_llc", { "overloaded_idle_ns" }, "Overloaded while idle, per LLC (% of each interval)", "%" },
@@ -382,12 +386,46 @@ static bool draw_table_matrix(struct svg *s, const struct chart_box *box,
 	return true;
 }
 
+/*
+ * The tool's charts, a source with a '*' expanded to the summary's metrics
+ * it matches (their titles in titles[]); returns how many.
+ */
+static size_t plan_charts(const char *tool, const struct jv *summary, struct chart_spec *plan,
+			  char (*titles)[160], size_t max)
+{
+	const struct jv *metrics = jv_get(summary, "metrics");
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(chart_specs) / sizeof(chart_specs[0]) && n < max; i++) {
+		const struct chart_spec *spec = &chart_specs[i];
+
+		if (strcmp(spec->tool, tool))
+			continue;
+		if (!strchr(spec->source, '*')) {
+			plan[n++] = *spec;
+			continue;
+		}
+		for (size_t k = 0; metrics && k < metrics->n && n < max; k++) {
+			if (fnmatch(spec->source, metrics->keys[k], 0))
+				continue;
+			plan[n] = *spec;
+			plan[n].source = metrics->keys[k];
+			snprintf(titles[n], sizeof(titles[n]), "%s: %s", spec->title, metrics->keys[k]);
+			plan[n].title = titles[n];
+			n++;
+		}
+	}
+	return n;
+}
+
 int plot_run(const char *tool, const struct jv *records, size_t nr, FILE *out, char *err,
 	     size_t errlen)
 {
 	const struct jv **cols = calloc(nr ? nr : 1, sizeof(*cols));
 	const struct jv *summary = summary_of(records, nr);
-	size_t n = cols ? time_columns(records, nr, cols) : 0, drawn = 0, planned = 0;
+	size_t n = cols ? time_columns(records, nr, cols) : 0, drawn = 0, planned;
+	struct chart_spec plan[PLOT_MAX_CHARTS];
+	char titles[PLOT_MAX_CHARTS][160];
 	struct svg s;
 	char title[128];
 	int ret;
@@ -396,18 +434,15 @@ int plot_run(const char *tool, const struct jv *records, size_t nr, FILE *out, c
 		free(cols);
 		return errmsg(err, errlen, "--svg: the run has no record to draw");
 	}
-	for (size_t i = 0; i < sizeof(chart_specs) / sizeof(chart_specs[0]); i++)
-		planned += !strcmp(chart_specs[i].tool, tool);
+	planned = plan_charts(tool, summary, plan, titles, PLOT_MAX_CHARTS);
 	snprintf(title, sizeof(title), "%s, %zu interval%s", tool, n, n > 1 ? "s" : "");
 	svg_begin(&s, out, PLOT_WIDTH, (int)(planned * PLOT_CHART_HEIGHT + 10), title);
-	for (size_t i = 0; i < sizeof(chart_specs) / sizeof(chart_specs[0]); i++) {
-		const struct chart_spec *spec = &chart_specs[i];
+	for (size_t i = 0; i < planned; i++) {
+		const struct chart_spec *spec = &plan[i];
 		struct chart_box box = { 0, 5 + (double)drawn * PLOT_CHART_HEIGHT, PLOT_WIDTH,
 					 PLOT_CHART_HEIGHT - 10 };
 		bool ok = false;
 
-		if (strcmp(spec->tool, tool))
-			continue;
 		switch (spec->kind) {
 		case CHART_HIST_OVER_TIME:
 			ok = draw_hist_over_time(&s, &box, spec, cols, n);

@@ -34,43 +34,72 @@ rendered() {  # rendered SVG: rsvg-convert makes a PNG of the SVG's size
 		[ "$(png_size "${svg%.svg}.png")" = "$w $h" ]
 }
 
-# sisscan: a heatmap cell per interval and depth bucket, one missed-idle
-# line, a bar per LLC and counter.
-start_tool "$WORK/run.jsonl" "$WORK/run.err" sisscan --json -i 0.5 -d 3 --svg "$WORK/run.svg"
+# sisscan with two filter audits: a heatmap cell per interval and depth
+# bucket of scan_depth and of each filter_<f>_scan_depth (a chart each),
+# one missed-idle line, a bar per LLC and counter.
+start_tool "$WORK/run.jsonl" "$WORK/run.err" sisscan --json -i 0.5 -d 3 --filter ideal,overloaded \
+	--svg "$WORK/run.svg"
 "$PINGPONG" -n 1000000 >/dev/null 2>&1 &
 pp=$!
 wait $tool
 status=$?
 kill $pp 2>/dev/null
 wait $pp 2>/dev/null
-read -r intervals depth_rows llcs < <(jq -rs '
+# depth_rows: each depth histogram's buckets over the intervals, added up.
+read -r intervals depth_rows filter_charts llcs < <(jq -rs '
 	[.[] | select(.type == "interval")] as $in |
-	"\($in | length) \([$in[] | .metrics.scan_depth.hist.buckets[]?.low] | unique | length) \(
-	 [.[] | select(.type == "summary") | .breakdown.rows[]] | length)"' "$WORK/run.jsonl")
+	[$in[0].metrics | keys[] | select(. == "scan_depth" or test("^filter_.*_scan_depth$"))] as $hists |
+	"\($in | length) \([$hists[] as $m | [$in[] | .metrics[$m].hist.buckets[]?.low] | unique | length] | add) \(
+	 $hists | length - 1) \([.[] | select(.type == "summary") | .breakdown.rows[]] | length)"' "$WORK/run.jsonl")
 read -r w h cells series bars < <(svg_facts "$WORK/run.svg" 2>/dev/null)
+titled=$(grep -c 'Scan depth the filter would give, per interval: filter_\(ideal\|overloaded\)_scan_depth' "$WORK/run.svg")
 kind consistency
 want_cells=$((intervals * depth_rows))
 if [ $status -eq 0 ] && [ "${cells:-x}" = "$want_cells" ] && [ "${series:-x}" = 1 ] &&
-	[ "${bars:-x}" = $((llcs * 3)) ]; then
-	pass "sisscan --svg: $cells heatmap cells = $intervals intervals x $depth_rows depth buckets of the JSON, 1 line, $bars bars = $llcs LLCs x 3 counters"
+	[ "${bars:-x}" = $((llcs * 3)) ] && [ "$filter_charts" = 2 ] && [ "$titled" = 2 ]; then
+	pass "sisscan --filter ideal,overloaded --svg: $cells heatmap cells = $intervals intervals x $depth_rows depth buckets of scan_depth and the 2 filters' depths in the JSON, 1 line, $bars bars = $llcs LLCs x 3 counters"
 else
 	fail "sisscan --svg: the picture holds what the records say" \
-		"exit $status; cells '$cells' (want $want_cells), lines '$series' (want 1), bars '$bars' (want $((llcs * 3))); $(head -c 200 "$WORK/run.err")"
+		"exit $status; cells '$cells' (want $want_cells), lines '$series' (want 1), bars '$bars' (want $((llcs * 3))), filter depth charts '$filter_charts' titled '$titled' (want 2); $(head -c 200 "$WORK/run.err")"
 fi
 kind behaviour
 check "sisscan --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/run.svg"
 
-# idlebal: a line per LLC row of overload_llc.
+# idlebal: a line per LLC row of overload_llc, with a point per
+# interval, and three outcome bars per domain row (at most 16 rows). Two
+# spinners pinned to CPU 1 keep its runqueue overloaded while CPU 0 idles
+# (test_idlebal's known answer), so the LLC row is there to draw.
+for _ in 1 2; do
+	"$BUILD/workloads/spinner" -c 1 -s 60 >/dev/null 2>&1 &
+	spinners="${spinners:-} $!"
+done
+at_exit "kill $spinners"
 start_tool "$WORK/idle.jsonl" "$WORK/idle.err" idlebal --json -i 0.5 -d 2 --svg "$WORK/idle.svg"
 wait $tool
 status=$?
-rows=$(jq -rs '[.[] | select(.type == "interval") | .overload_llc.rows[]?.llc] | unique | length' "$WORK/idle.jsonl")
+kill $spinners 2>/dev/null
+wait $spinners 2>/dev/null
+read -r llcs intervals domains < <(jq -rs '[.[] | select(.type == "interval")] as $in |
+	"\([$in[] | .overload_llc.rows[]?.llc] | unique | length) \($in | length) \(
+	 [.[] | select(.type == "summary") | .domains.rows[]?] | length | if . > 16 then 16 else . end)"' \
+	"$WORK/idle.jsonl")
 read -r w h cells series bars < <(svg_facts "$WORK/idle.svg" 2>/dev/null)
+points=$(python3 - "$WORK/idle.svg" <<'EOF2'
+import sys
+import xml.etree.ElementTree as ET
+for e in ET.parse(sys.argv[1]).getroot().iter():
+    if e.attrib.get("class") == "series":
+        print(len(e.attrib["points"].split()))
+EOF2
+)
 kind consistency
-if [ $status -eq 0 ] && [ -n "$rows" ] && [ "${series:-x}" = "$rows" ]; then
-	pass "idlebal --svg: $series overloaded-while-idle lines = $rows LLCs in the JSON"
+if [ $status -eq 0 ] && [ "${llcs:-0}" -ge 1 ] && [ "${series:-x}" = "$llcs" ] &&
+	[ "$(echo $points | tr ' ' '\n' | sort -u)" = "$intervals" ] &&
+	[ "${bars:-x}" = $((domains * 3)) ]; then
+	pass "idlebal --svg: $series overloaded-while-idle line(s) = $llcs LLC(s) in the JSON, $intervals points each = $intervals intervals; $bars outcome bars = $domains domain rows x 3"
 else
-	fail "idlebal --svg: a line per LLC" "exit $status, lines '$series', LLC rows '$rows'"
+	fail "idlebal --svg: a line per LLC, a point per interval, 3 bars per domain row" \
+		"exit $status; lines '$series' for $llcs LLC rows, points '$points' for $intervals intervals, bars '$bars' for $domains domain rows"
 fi
 kind behaviour
 check "idlebal --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/idle.svg"
@@ -96,8 +125,9 @@ fi
 kind behaviour
 check "numascan --svg renders with rsvg-convert to a ${w}x${h} PNG" rendered "$WORK/numa.svg"
 
-# --compare --svg: two bars (A and B) per bucket of each histogram.
-"$BIN/sisscan" --json -d 1 >"$WORK/b.jsonl" 2>/dev/null
+# --compare --svg: two bars (A and B) per bucket of each histogram (the
+# filters' depths among them).
+"$BIN/sisscan" --json -d 1 --filter ideal,overloaded >"$WORK/b.jsonl" 2>/dev/null
 "$BIN/sisscan" --svg "$WORK/cmp.svg" --compare "$WORK/run.jsonl" -- "$WORK/b.jsonl" >/dev/null 2>"$WORK/cmp.err"
 status=$?
 want=$(jq -rs '[.[] | select(.type == "summary") | .metrics | to_entries[] | select(.value.hist) |

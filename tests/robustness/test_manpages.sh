@@ -27,4 +27,28 @@ for t in $TOOLS; do
 	check "$t.8 describes every option of $t --help in OPTIONS ($(echo "$opts" | wc -w) options${missing:+; missing:$missing})" \
 		[ -z "$missing" ]
 done
+
+# make install: the tools, their pages (found by name through man's
+# search path, as after a package install) and bash completion, under a
+# DESTDIR.
+inst=$WORK/inst
+make -s -C "$ROOT" install DESTDIR="$inst" PREFIX=/usr >"$WORK/install.out" 2>&1
+status=$?
+check "make install DESTDIR=... PREFIX=/usr: exit 0" [ $status -eq 0 ]
+for t in $TOOLS; do
+	problems=""
+	"$inst/usr/sbin/$t" --help >/dev/null 2>&1 || problems="$problems $t --help fails;"
+	page=$(MANPATH=$inst/usr/share/man man -w "$t" 2>/dev/null)
+	[ "$page" = "$inst/usr/share/man/man8/$t.8" ] || problems="$problems man -w $t gives '$page';"
+	MANPATH=$inst/usr/share/man MANWIDTH=80 man --warnings "$t" >"$WORK/inst.$t.txt" 2>"$WORK/inst.$t.err"
+	cmp -s "$WORK/inst.$t.txt" "$WORK/$t.8.txt" || problems="$problems the installed page renders otherwise;"
+	[ -s "$WORK/inst.$t.err" ] && problems="$problems man warns: $(head -c 100 "$WORK/inst.$t.err");"
+	# The completion file bash-completion loads for this command by name.
+	completes=$(bash -c 'source "$1" && complete -p "$2"' _ \
+		"$inst/usr/share/bash-completion/completions/$t" "$t" 2>&1)
+	case "$completes" in *" $t") ;; *) problems="$problems completion: '$completes';" ;; esac
+	check "make install: $t in sbin, its page by name (man -w, no warning) and its completion${problems:+:$problems}" \
+		[ -z "$problems" ]
+done
+check "make install: the overview page schedscan.8" [ -f "$inst/usr/share/man/man8/schedscan.8" ]
 finish

@@ -361,9 +361,52 @@ static void test_big_table(void)
 	teardown();
 }
 
+/*
+ * Two one-row tables whose counters each move by nearly all of their
+ * total: "aaa" falls from one noisy A run (3, then a run without the row
+ * and a 0) to nothing (share 1), "zzz" rises in every B run beyond every A
+ * run (share 0.9996); zzz leads: its runs do not overlap.
+ */
+static void test_equal_shares(void)
+{
+	static const char *names[6] = { "a1", "a2", "a3", "b1", "b2", "b3" };
+	static const int noisy[6] = { 3, -1, 0, 0, 0, -1 }, rising[6] = { 0, 1, 0, 900, 950, 1000 };
+	const char *a[3], *b[3];
+	struct jv rec;
+
+	setup();
+	for (int i = 0; i < 6; i++) {
+		char aaa[64] = "";
+
+		if (noisy[i] >= 0)
+			snprintf(aaa, sizeof(aaa), "{\"cpu\":0,\"moves\":%d}", noisy[i]);
+		write_file(names[i],
+			   "{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":1,\"metrics\":{},"
+			   "\"aaa\":{\"by\":\"cpu\",\"rows\":[%s]},"
+			   "\"zzz\":{\"by\":\"cpu\",\"rows\":[{\"cpu\":0,\"time_ns\":%d}]}}\n",
+			   aaa, rising[i]);
+		if (i < 3)
+			a[i] = path_of(names[i]);
+		else
+			b[i - 3] = path_of(names[i]);
+	}
+	if (!compare_record(a, 3, b, 3, &rec)) {
+		const struct jv *rows = jv_get(&rec, "rows");
+
+		CHECK(rows && rows->type == JV_ARRAY && rows->n == 2);
+		if (rows && rows->n == 2) {
+			CHECK_STR(jv_string(jv_get(&rows->items[0], "table")), "zzz");
+			CHECK_STR(jv_string(jv_get(&rows->items[1], "table")), "aaa");
+		}
+		jv_free(&rec);
+	}
+	teardown();
+}
+
 UNIT_MAIN(UNIT_TEST(test_refusals),
 	  UNIT_TEST(test_same_workload),
 	  UNIT_TEST(test_no_spread),
 	  UNIT_TEST(test_known_shift),
 	  UNIT_TEST(test_one_run_a_side),
-	  UNIT_TEST(test_big_table))
+	  UNIT_TEST(test_big_table),
+	  UNIT_TEST(test_equal_shares))

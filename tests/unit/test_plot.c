@@ -104,6 +104,40 @@ static void test_nothing_measured(void)
 	CHECK_CONTAINS(err, "no record to draw");
 }
 
+/*
+ * --filter's depth histograms: a heatmap each (filter_*_scan_depth), after
+ * the real scan depth; none without them (test_run_picture's height).
+ */
+static void test_filter_depths(void)
+{
+	const char *text =
+		"{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":1,\"metrics\":{"
+		"\"scan_depth\":{\"hist\":{\"buckets\":[{\"low\":0,\"high\":0,\"count\":4},"
+		"{\"low\":1,\"high\":1,\"count\":2}]}},"
+		"\"filter_ideal_scan_depth\":{\"hist\":{\"buckets\":[{\"low\":0,\"high\":0,\"count\":6}]}},"
+		"\"filter_overloaded_scan_depth\":{\"hist\":{\"buckets\":[{\"low\":0,\"high\":0,\"count\":1},"
+		"{\"low\":1,\"high\":1,\"count\":1},{\"low\":2,\"high\":3,\"count\":4}]}},"
+		"\"filter_overloaded_passed\":{\"value\":3}}}";
+	struct jv summary;
+	char *buf = NULL, err[200];
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	CHECK_INT(jv_parse(text, strlen(text), &summary, err, sizeof(err)), 0);
+	CHECK_INT(plot_run("sisscan", &summary, 1, mem, err, sizeof(err)), 0);
+	fclose(mem);
+	/* one column: 2 + 1 + 3 buckets */
+	CHECK_U64(count(buf, "class=\"cell\""), 6);
+	CHECK_CONTAINS(buf, "Scan depth the filter would give, per interval: filter_ideal_scan_depth");
+	CHECK_CONTAINS(buf, "Scan depth the filter would give, per interval: filter_overloaded_scan_depth");
+	CHECK(strstr(buf, "filter_ideal_scan_depth") > strstr(buf, "Scan depth per interval"));
+	CHECK(!strstr(buf, "filter_overloaded_passed"));
+	/* 5 charts of 260 + 10 */
+	CHECK_CONTAINS(buf, "height=\"1310\"");
+	free(buf);
+	jv_free(&summary);
+}
+
 static void test_write_error(void)
 {
 	struct jv records[1];
@@ -166,6 +200,7 @@ static void test_palette(void)
 UNIT_MAIN(UNIT_TEST(test_run_picture),
 	  UNIT_TEST(test_summary_only),
 	  UNIT_TEST(test_nothing_measured),
+	  UNIT_TEST(test_filter_depths),
 	  UNIT_TEST(test_write_error),
 	  UNIT_TEST(test_node_matrix),
 	  UNIT_TEST(test_palette))

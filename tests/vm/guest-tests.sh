@@ -469,7 +469,7 @@ bracket_run() {
     out=$W/bracket.out
     KIND="ground truth"
     if [ ! -x "$WL/kstat" ]; then notok "$tool --mode $mode brackets # kstat missing"; return 1; fi
-    if ! tool_start "$out" "$W/bracket.err" "$tool" --mode "$mode" -i 600 -d 900 --stats; then
+    if ! tool_start "$out" "$W/bracket.err" "$tool" --mode "$mode" -i 600 -d 900 --stats ${BRACKET_ARGS:-}; then
         notok "$tool --mode $mode brackets # the tool never said it was tracing"
         tail -n 5 "$W/bracket.err" | diag 5
         kill -INT $tpid 2>/dev/null; wait $tpid
@@ -775,10 +775,10 @@ run_brackets() {  # run_brackets MODES
                     ilb="ilb_hits=$TRACEFS/events/schedscan/ilbk/hist"
                 fi
                 # kstat -q: schedstat and the hist files only, short edges.
-                KSTAT_ARGS=-q
+                KSTAT_ARGS=-q BRACKET_ARGS="--svg $W/bracket.svg"
                 bracket_run idlebal "$mode" $nib $ilb
                 brc=$?
-                KSTAT_ARGS=""
+                KSTAT_ARGS="" BRACKET_ARGS=""
                 if [ $brc = 0 ]; then
                     bracket_judge load_balance_calls lb_count 2
                     if [ -n "$ilb" ]; then
@@ -795,6 +795,7 @@ run_brackets() {  # run_brackets MODES
                     fi
                     domain_judge
                     newidle_classes
+                    domain_bars
                 fi
                 [ -n "$nib" ] && kprobe_event_off nib
                 case "$ilb" in
@@ -891,6 +892,29 @@ domain_judge() {
                tail -n 5 "$W/bracket.err" | diag 5 ;;
         esac
     done
+}
+
+# --svg's balance outcomes: three bars (lb_balanced, lb_failed,
+# lb_gained) per row of the summary's domains table, at most 16 rows, each
+# bar's tooltip ending in the row's count (the host has no domains table to
+# draw: the tracepoint tier does not see load_balance()).
+domain_bars() {
+    KIND=consistency
+    summary=$(json_summary "$W/bracket.out")
+    want=$(echo "$summary" | awk "$TABLE_AWK"'{
+        n = rows("domains"); m = n > 16 ? 16 : n
+        for (k = 1; k <= m; k++)
+            for (j = split("lb_balanced lb_failed lb_gained", c, " "); j > 0; j--) v = v " " field(row[k], c[j])
+        print m * 3, v }')
+    bars=$(grep -o 'class="bar"' "$W/bracket.svg" 2>/dev/null | wc -l)
+    # Every count the rows hold is some bar's tooltip (": N" at its end).
+    unlabelled=$(for v in ${want#* }; do grep -q ": $v</title>" "$W/bracket.svg" || echo "$v"; done | tr '\n' ' ')
+    desc="idlebal --mode $mode --svg: three outcome bars per domain row of the summary, labelled with its counts"
+    if [ "${want%% *}" -gt 0 ] && [ "$bars" = "${want%% *}" ] && [ -z "$unlabelled" ]; then
+        ok "$desc ($bars bars)"
+    else
+        notok "$desc # bars $bars, want ${want%% *}; counts without a bar: ${unlabelled:-none}"
+    fi
 }
 
 # Every newidle call ends in exactly one class (docs/metrics.md).

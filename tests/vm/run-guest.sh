@@ -19,6 +19,8 @@
 #                during kprobe/fentry text patching, see README.md)
 #   VM_CPU, VM_SMP, VM_MEM  override "max", "8,sockets=2,cores=4,threads=1", "2G"
 #                (the NUMA layout below assumes the defaults)
+#   VM_NUMA=0    one memory node, for VM_SMP layouts that do not split into
+#                CPUs 0-3 and 4-7 (make bench's LLC sizes)
 # Extra arguments are appended to the kernel command line, e.g.
 #   SCHEDSCAN_TOOLS=sisscan SCHEDSCAN_MODES=fentry SCHEDSCAN_DURATION=5 SCHEDSCAN_SHELL=1
 set -euo pipefail
@@ -47,10 +49,6 @@ qemu=(qemu-system-x86_64
     -machine pc
     -m "${VM_MEM:-2G}"
     -smp "${VM_SMP:-8,sockets=2,cores=4,threads=1}"
-    -object memory-backend-ram,size=1G,id=m0
-    -object memory-backend-ram,size=1G,id=m1
-    -numa node,nodeid=0,cpus=0-3,memdev=m0
-    -numa node,nodeid=1,cpus=4-7,memdev=m1
     -nodefaults -no-user-config
     -display none -monitor none
     -serial "file:$log"
@@ -58,6 +56,13 @@ qemu=(qemu-system-x86_64
     -kernel "$kdir/vmlinuz"
     -initrd "$initrd"
     -append "$cmdline")
+
+if [ "${VM_NUMA:-1}" != 0 ]; then
+    qemu+=(-object memory-backend-ram,size=1G,id=m0
+           -object memory-backend-ram,size=1G,id=m1
+           -numa node,nodeid=0,cpus=0-3,memdev=m0
+           -numa node,nodeid=1,cpus=4-7,memdev=m1)
+fi
 
 if [ "${VM_INTERACTIVE:-0}" = 1 ]; then
     for i in "${!qemu[@]}"; do

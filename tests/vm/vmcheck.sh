@@ -248,6 +248,7 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'idlebal domains.lb_nobusyg \[fentry\]' 'idlebal domains.lb_imbalance \[kprobe\]' \
             'idlebal ilb_kicks \[' \
             'idlebal newidle_calls \[fentry\]' 'idlebal newidle_calls \[kprobe\]' \
+            'idlebal --mode fentry --svg: three outcome bars' 'idlebal --mode kprobe --svg: three outcome bars' \
             'idlebal: two spinners pinned to CPU 1' 'idlebal: two spinners free to move' \
             'idlebal: two spinners each on CPUs 1 and 2' \
             'idlebal: CPU 1 overloaded, every other CPU running only a SCHED_IDLE' \
