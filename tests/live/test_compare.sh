@@ -37,16 +37,19 @@ record() {
 # freedom follow the noisier side). Unpinned, beside a spinner on every
 # CPU, it fell by 43-47% with Holm p 7e-8 to 6e-5, but 0.07 once when the
 # A runs spread +-36-46% on a noisy host.
-# no_change TOOL DESC TXT LINE: the comparison written to TXT (its exit
-# status in status) marks nothing; the pass quotes TXT's row LINE (a regex).
+# no_change TOOL DESC LINE A... -- B...: TOOL --compare of the runs marks
+# nothing; the pass quotes the comparison's row LINE (a regex).
 no_change() {
-	local marked
-	marked=$(grep -c '\*changed\*\| \*$' "$3")
-	if [ $status -eq 0 ] && [ "$marked" = 0 ] && grep -q "$4" "$3"; then
-		pass "$1 --compare: $2: no significant change ($(grep -m1 "$4" "$3" | tr -s ' '))"
+	local tool=$1 desc=$2 line=$3 txt=$WORK/$1.same.txt marked
+	shift 3
+	"$BIN/$tool" --compare "$@" >"$txt" 2>&1
+	status=$?
+	marked=$(grep -c '\*changed\*\| \*$' "$txt")
+	if [ $status -eq 0 ] && [ "$marked" = 0 ] && grep -q "$line" "$txt"; then
+		pass "$tool --compare: $desc: no significant change ($(grep -m1 "$line" "$txt" | tr -s ' '))"
 	else
-		fail "$1 --compare: $2: no significant change" \
-			"exit $status, $marked marked: $(grep '\*changed\*\| \*$' "$3" | head -5 | tr -s ' ' | tr '\n' ';')"
+		fail "$tool --compare: $desc: no significant change" \
+			"exit $status, $marked marked: $(grep '\*changed\*\| \*$' "$txt" | head -5 | tr -s ' ' | tr '\n' ';')"
 	fi
 }
 
@@ -68,10 +71,8 @@ for i in 1 2 3 4 5 6; do
 done
 
 kind consistency
-"$BIN/sisscan" --compare "$WORK"/same.a{1,2,3,4}.jsonl -- "$WORK"/same.b{1,2,3,4}.jsonl \
-	>"$WORK/same.txt" 2>"$WORK/same.err"
-status=$?
-no_change sisscan "four runs of one ping-pong against four more" "$WORK/same.txt" '^wakeups '
+no_change sisscan "four runs of one ping-pong against four more" '^wakeups ' \
+	"$WORK"/same.a{1,2,3,4}.jsonl -- "$WORK"/same.b{1,2,3,4}.jsonl
 
 kind "known answer"
 "$BIN/sisscan" --json --compare "$WORK"/same.[ab]?.jsonl -- "$WORK"/busy.b{1,2,3,4,5,6}.jsonl \
@@ -114,9 +115,8 @@ for i in 1 2 3; do
 	wait $spinners 2>/dev/null
 done
 kind consistency
-"$BIN/idlebal" --compare "$WORK"/idle.a?.jsonl -- "$WORK"/idle.b?.jsonl >"$WORK/idle.same.txt" 2>&1
-status=$?
-no_change idlebal "three quiet runs against three more" "$WORK/idle.same.txt" '^migrations '
+no_change idlebal "three quiet runs against three more" '^migrations ' \
+	"$WORK"/idle.a?.jsonl -- "$WORK"/idle.b?.jsonl
 kind "known answer"
 "$BIN/idlebal" --json --compare "$WORK"/idle.a?.jsonl -- "$WORK"/idle.over?.jsonl >"$WORK/idle.over.json" 2>"$WORK/idle.over.err"
 status=$?
@@ -162,9 +162,8 @@ faults() { cat "$@" | awk '/memtouch total faults/ { n += $4 } END { print n + 0
 want=$(awk -v a="$(faults "$WORK"/numa.a?.jsonl.mt)" -v b="$(faults "$WORK"/numa.b?.jsonl.mt)" \
 	'BEGIN { printf "%.3f", (a ? b / a : 0) }')
 kind consistency
-"$BIN/numascan" --compare "$WORK"/numa.a?.jsonl -- "$WORK"/numa.c?.jsonl >"$WORK/numa.same.txt" 2>&1
-status=$?
-no_change numascan "three 16 MB memtouch runs against three more" "$WORK/numa.same.txt" '^user_page_faults '
+no_change numascan "three 16 MB memtouch runs against three more" '^user_page_faults ' \
+	"$WORK"/numa.a?.jsonl -- "$WORK"/numa.c?.jsonl
 kind "ground truth"
 "$BIN/numascan" --json --compare "$WORK"/numa.a?.jsonl -- "$WORK"/numa.b?.jsonl >"$WORK/numa.cmp.json" 2>"$WORK/numa.cmp.err"
 status=$?
