@@ -69,8 +69,14 @@ s0=$!
 s1=$!
 at_exit "kill $s0 $s1"
 sleep 1.5	# SIS_UTIL's nr_idle_scan follows the LLC's load with a lag
+# CPU 1 is sched-idle only while its SCHED_IDLE spinner runs there: the
+# spinner's own run time (/proc/PID/schedstat) against the wall clock
+# over the workload says for what share of the window it was not.
+spinner_ns() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null; }
 start_tool "$WORK/miss.jsonl" "$WORK/miss.err" sisscan --comm wakeloop --json -d 300 &&
-	"$B/wakeloop" -c 0 -n 2000 >"$WORK/wakeloop.out"
+	{ ran0=$(spinner_ns $s1); wall0=$(date +%s%N)
+	  "$B/wakeloop" -c 0 -n 2000 >"$WORK/wakeloop.out"
+	  ran1=$(spinner_ns $s1); wall1=$(date +%s%N); }
 stop_tool
 kill $s0 $s1 2>/dev/null
 wait $s0 $s1 2>/dev/null
@@ -78,16 +84,23 @@ stayed=$(awk '$1 == "landed" && $2 == 0 { print $3 }' "$WORK/wakeloop.out")
 missed=$(metric "$WORK/miss.jsonl" missed_idle)
 failed=$(metric "$WORK/miss.jsonl" sis_failed)
 placements=$(metric "$WORK/miss.jsonl" placements)
-echo "# built to miss ($ncpu CPUs): sleeper stayed on busy CPU 0 ${stayed:-0} of 2000; placements $placements, missed_idle $missed, sis_failed $failed"
+# busy_pct: the share of the window CPU 1 ran something else than its
+# SCHED_IDLE spinner (a kworker, the test, another test's leftovers).
+busy_pct=$(awk -v r0="${ran0:-0}" -v r1="${ran1:-0}" -v w0="${wall0:-0}" -v w1="${wall1:-1}" \
+	'BEGIN { b = w1 > w0 ? 100 * (1 - (r1 - r0) / (w1 - w0)) : 100; printf "%.1f", b < 0 ? 0 : b }')
 # A wakeup that stays on busy CPU 0 while CPU 1 is sched-idle is a missed
 # idle CPU: missed_idle is at most the stays the workload saw, and at
-# least 90% of them (CPU 1 is not sched-idle while the tool, the test or
-# a kworker runs there: seen 1887-1999 of 2000 stays).
+# least 90% of the stays made while CPU 1 was sched-idle (seen 1887-1999
+# of 2000 stays with CPU 1 busy 0-2% of the window; one CI run failed
+# the fixed 90% with CPU 1 busier than that).
+least=$(awk -v s="${stayed:-0}" -v b="$busy_pct" 'BEGIN { printf "%d", s * 0.9 * (1 - b / 100) }')
+echo "# built to miss ($ncpu CPUs): sleeper stayed on busy CPU 0 ${stayed:-0} of 2000; CPU 1 busy ${busy_pct}% of the window; placements $placements, missed_idle $missed (at least $least), sis_failed $failed"
 if [ "${stayed:-0}" -ge 1000 ] && [ -n "$missed" ] && [ "$missed" -le "$stayed" ] &&
-   [ $((missed * 10)) -ge $((stayed * 9)) ] && [ "$failed" -gt 0 ] 2>/dev/null; then
-	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed of those stays (90-100%), sis_failed $failed"
+   awk -v b="$busy_pct" 'BEGIN { exit !(b < 50) }' &&
+   [ "$missed" -ge "$least" ] && [ "$failed" -gt 0 ] 2>/dev/null; then
+	pass "busy CPU 0 + sched-idle CPU 1: SIS keeps the sleeper on CPU 0 (${stayed}/2000), missed_idle $missed of those stays (at least 90% of the ${stayed} x $(awk -v b="$busy_pct" 'BEGIN { print 100 - b }')% made while CPU 1 was sched-idle), sis_failed $failed"
 else
-	fail "built to miss: missed_idle is 90-100% of the stays on busy CPU 0" "stayed '$stayed', missed_idle '$missed', sis_failed '$failed', placements '$placements'"
+	fail "built to miss: missed_idle is 90-100% of the stays on busy CPU 0 made while CPU 1 was sched-idle" "stayed '$stayed', CPU 1 busy $busy_pct% (must be under 50%), missed_idle '$missed' (at least $least), sis_failed '$failed', placements '$placements'"
 fi
 
 # 3b. Breakdowns. --per-cpu: the placements counted on each CPU against
