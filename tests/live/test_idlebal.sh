@@ -7,6 +7,7 @@
 # to CPU 1, next to the scenario's overloaded runqueue, so that CPU 0 is
 # left idle (or to the scenario).
 source "$(dirname "$0")/lib.sh"
+ensure_tracefs
 
 SPIN=$BUILD/workloads/spinner
 spinners=""
@@ -30,6 +31,7 @@ at_exit stop_spinners
 # and intervals.
 scenario() {
 	local out=$WORK/overload.$1.jsonl
+	[ -n "${IDLE_SPINNER:-}" ] && trace_start
 	taskset -c 1 "$BIN/idlebal" --json -i 0.5 --ready-fd 3 3>"$WORK/ready" >"$out" \
 		2>"$WORK/overload.err" &
 	tool=$!
@@ -43,10 +45,15 @@ scenario() {
 	local rt_a=0 rt_b=0 t_a t_b
 	t_a=$(date +%s%N)
 	[ -n "${IDLE_SPINNER:-}" ] && read -r rt_a _ <"/proc/$IDLE_SPINNER/schedstat"
+	local taken_a taken_b
+	taken_a=$(cpu0_taken)
 	sleep 4
 	[ -n "${IDLE_SPINNER:-}" ] && read -r rt_b _ <"/proc/$IDLE_SPINNER/schedstat"
+	taken_b=$(cpu0_taken)
+	cpu0_taken_ticks=$((taken_b - taken_a))
 	t_b=$(date +%s%N)
 	stop_tool
+	[ -n "${IDLE_SPINNER:-}" ] && trace_stop "$WORK/sched.trace"
 	stop_spinners
 	idle_spinner_ns=$(( rt_b - rt_a )) marks_ns=$(( t_b - t_a ))
 	read -r run_llc_ns run_ns < <(jq -r 'select(.type == "summary") |
@@ -65,6 +72,35 @@ scenario() {
 	kind consistency
 	json_valid "idlebal $1: records valid, the intervals add up to the summary" "$out"
 	kind "known answer"
+}
+# CPU 0's irq + softirq + steal ticks (/proc/stat, USER_HZ).
+cpu0_taken() { awk '$1 == "cpu0" { print $7 + $8 + $9 }' /proc/stat; }
+# The kernel's scheduler events in the ftrace buffer, on the monotonic
+# clock, while the SCHED_IDLE scenario runs: tests/live/ftrace_unoccupied.py
+# rebuilds from them when CPU 0 was unoccupied, without the tool's
+# runqueue counters.
+TRACEFS=/sys/kernel/tracing
+SCHED_EVENTS="sched_switch sched_wakeup sched_wakeup_new sched_migrate_task"
+trace_start() {
+	local e
+	echo 0 >"$TRACEFS/tracing_on"
+	old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
+	echo mono >"$TRACEFS/trace_clock"
+	: >"$TRACEFS/trace"
+	for e in $SCHED_EVENTS; do echo 1 >"$TRACEFS/events/sched/$e/enable"; done
+	echo 1 >"$TRACEFS/tracing_on"
+}
+trace_stop() {
+	local e
+	echo 0 >"$TRACEFS/tracing_on"
+	cat "$TRACEFS/trace" >"$1"
+	for e in $SCHED_EVENTS; do echo 0 >"$TRACEFS/events/sched/$e/enable"; done
+	: >"$TRACEFS/trace"
+	echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
+	echo 1 >"$TRACEFS/tracing_on"
+	# CLOCK_MONOTONIC - CLOCK_REALTIME, to put the tool's interval times
+	# on the trace's clock.
+	mono_minus_real=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC) - time.time())')
 }
 share_line() {
 	echo "LLC ${share_llc}%, node ${share_node}%, system ${share_system}% of $intervals half-second intervals; CPU 0 idle ${idle0}%"
@@ -114,7 +150,8 @@ fi
 spin -c 1
 spin -c 1
 spin -c 0 -i
-IDLE_SPINNER=${spinners##* } scenario sched_idle
+IDLE_SPINNER_PID=${spinners##* }
+IDLE_SPINNER=$IDLE_SPINNER_PID scenario sched_idle
 # The host's own work on CPU 0 (seen 1-7% of the time on a quiet host) is
 # not SCHED_IDLE: at least 80%, against 0% for a normal spinner below. A
 # package download beside the suite once took 75% of CPU 0 and failed it.
@@ -123,11 +160,40 @@ IDLE_SPINNER=${spinners##* } scenario sched_idle
 # gave 95-97% (the whole run less, for the tool's start and stop on the
 # shell's CPU), a gap the wakeup latencies on CPU 0 (6 ms in 4 s) do not
 # explain; to be understood before it becomes the answer.
+# The reference: the kernel's own events say CPU 0 was unoccupied (CPU 1
+# is overloaded throughout); per inner interval, against the tool's LLC
+# time. The SCHED_IDLE spinner's run time is printed too, but it is not
+# the answer: on this host a nice -10 task woken on CPU 0 stays queued
+# for 10-40 ms at times while the spinner's run time goes on growing (seen
+# with these same events: the tool followed the runqueue, the spinner's
+# run time did not).
+read -r ref_pct ref_gap ref_intervals < <(python3 "$(dirname "$0")/ftrace_unoccupied.py" \
+	"$WORK/sched.trace" "$WORK/overload.sched_idle.jsonl" 0 "$IDLE_SPINNER_PID" "$mono_minus_real" |
+	awk '{ r[NR] = $3; t[NR] = $4; len[NR] = ($2 - $1) * 1e9 }
+	     END { for (i = 3; i <= NR - 2; i++) { R += r[i]; L += len[i]; g = (t[i] - r[i]) / len[i]; g = g < 0 ? -g : g; if (g > G) G = g }
+	           printf "%.2f %.2f %d\n", (L ? 100 * R / L : 0), 100 * G, (NR > 4 ? NR - 4 : 0) }')
 sched_idle_line="$(share_line); whole run: tool $(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
-if [ "$intervals" -ge 3 ] && ge "$share_llc" 80 && ge "$share_system" 80; then
-	pass "idlebal: CPU 1 overloaded, CPU 0 running a SCHED_IDLE spinner: sched-idle counts as idle, at least 80% ($sched_idle_line)"
+sched_idle_line="$sched_idle_line; the kernel's events: CPU 0 unoccupied ${ref_pct:-?}% of the $ref_intervals inner intervals, largest gap to the tool ${ref_gap:-?}% of an interval"
+# The outer side: CPU 0 was unoccupied only while its SCHED_IDLE spinner
+# ran, or while an interrupt or the hypervisor (steal) took the CPU from
+# it, which its run time leaves out (/proc/stat's irq, softirq, steal).
+outer_pct=$(awk -v a="$idle_spinner_ns" -v b="$marks_ns" -v t="$cpu0_taken_ticks" -v hz="$(getconf CLK_TCK)" \
+	'BEGIN { printf "%.2f", b ? 100 * (a + t * 1e9 / hz) / b : 0 }')
+width=$(awk -v o="$outer_pct" -v i="${ref_pct:-0}" 'BEGIN { printf "%.2f", o - i }')
+sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events) <= tool <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal), width $width% (tolerance 30%)"
+within_pct() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
+# Sched-idle counts as idle (a tool that took the spinner for a busy CPU
+# reports 0): the tool's time lies between what the kernel's events show
+# unoccupied (a lower bound on this host, see ftrace_unoccupied.py; when
+# no event is missing the two agree within 0.03% of an interval) and the
+# spinner's run time, 1% slack each side; the bracket is at most 30%
+# wide, and the scenario is one: CPU 0 unoccupied at least half the time.
+if [ "$intervals" -ge 3 ] && [ "${ref_intervals:-0}" = "$intervals" ] && ge "${ref_pct:-0}" 50 &&
+   le "$width" 30 && ge "$share_llc" "$(awk -v i="$ref_pct" 'BEGIN { print i - 1 }')" &&
+   le "$share_llc" "$(awk -v o="$outer_pct" 'BEGIN { print o + 1 }')" && within_pct "$share_system" "$share_llc" 0.01; then
+	pass "idlebal: CPU 1 overloaded, CPU 0 running a SCHED_IDLE spinner: sched-idle counts as idle, within the bracket of the kernel's events and the spinner's run time ($sched_idle_line)"
 else
-	fail "idlebal: a SCHED_IDLE CPU counts as idle" "$sched_idle_line"
+	fail "idlebal: a SCHED_IDLE CPU counts as idle (the tool's time between the kernel's events' unoccupied time and the spinner's run time, 1% slack, the bracket at most 30% wide)" "$sched_idle_line"
 fi
 spin -c 1
 spin -c 1
