@@ -8,6 +8,7 @@
 #   BENCH topology cpus=N llc=N llcs=N nodes=N
 #   BENCH specs floor:LABEL FLAVOUR:HOOK...   (the floor's, in its program order)
 #   BENCH prog LABEL NAME RUN_CNT RUN_TIME_NS
+#   BENCH steps LABEL JSON                    (bpftool -j map dump of sisscan's llc_walk_steps)
 #   BENCH error LABEL WHY
 # bench.py turns them into ns per wakeup and ratios to the floor. TCG
 # inflates every absolute figure: only ratios mean something.
@@ -25,6 +26,9 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 echo "BENCH topology cpus=$cpus llc=$llc llcs=$llcs nodes=$nodes"
 
 prog_ids() { bpftool prog show 2>/dev/null | sed -n 's/^\([0-9]*\):.*/\1/p'; }
+# Ids of sisscan's llc_walk_steps maps (a finished tracer's may linger a
+# moment while the kernel frees it).
+walk_map_ids() { bpftool map show 2>/dev/null | sed -n 's/^\([0-9]*\):.* name llc_walk_steps .*/\1/p'; }
 
 # The workload: an unpinned ping-pong (wakeups within an LLC, the walk's
 # case) and hackbench (many tasks over every CPU).
@@ -82,6 +86,7 @@ run() {
     label=$1
     shift
     before=" $(prog_ids | tr '\n' ' ') "
+    walk_before=" $(walk_map_ids | tr '\n' ' ') "
     if ! start_attached fd "$@"; then
         echo "BENCH error $label $(cat /tmp/why)"
         return 1
@@ -102,6 +107,10 @@ run() {
     fi
     workload
     progs "$label" "$before" | grep -v " floor_" 
+    for id in $(walk_map_ids); do
+        case "$walk_before" in *" $id "*) continue ;; esac
+        echo "BENCH steps $label $(bpftool -j map dump id "$id" 2>/dev/null | tr -d ' \n')"
+    done
     [ -n "$floor" ] && progs "floor:$label" "$mine"
     [ -n "$floor" ] && kill -INT $floor 2>/dev/null && wait $floor
     kill -INT $tracer 2>/dev/null

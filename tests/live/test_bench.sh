@@ -40,21 +40,27 @@ rows=$(grep -c -E '^[|] (perf bench sched pipe|perf bench sched messaging|hackbe
 if [ "$rows" -eq 15 ] && grep -q '^- sisscan start-up under 100 ms' "$doc"; then
 	pass "bench: 15 slowdown series (3 workloads x 5 tracers) and the targets' verdicts"
 else
-	fail "bench: 15 slowdown series and the targets' verdicts" "$rows series rows"
+	fail "bench: 15 slowdown series and the targets' verdicts" "$rows series rows; $(grep -o '^[|] [^|]* [|] not measured: [^|]*' "$doc" | tr '\n' ' ')"
 fi
 # Section 4 (quick mode: one guest): a row per tracer the guest runs,
 # measured with a ratio to the floor booted in the same guest.
 guest_tracers=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import bench
 print(len(bench.GUEST_TRACERS))' "$ROOT/bench")
 measured=$(awk -F' [|] ' '/^## 4\./ { on = 1 } /^Per event in the guest/ { on = 0 }
-	on && NF == 6 && $4 + 0 > 0 && $6 + 0 > 0' "$doc" | wc -l)
+	on && NF == 7 && $4 + 0 > 0 && $6 + 0 > 0' "$doc" | wc -l)
+# sisscan's rows carry the walk steps per wakeup read from its map (the
+# scaling verdict's measure); idlebal walks no LLC and has none.
+stepped=$(awk -F' [|] ' '/^## 4\./ { on = 1 } /^Per event in the guest/ { on = 0 }
+	on && NF == 7 && $3 ~ /^sisscan/ && $7 ~ /^[0-9]/' "$doc" | wc -l)
+stepped_expected=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import bench
+print(len(bench.STEPPED_TRACERS))' "$ROOT/bench")
 floors=$(awk -F' [|] ' '/^Per event in the guest/ { on = 1 } /^## Targets/ { on = 0 }
 	on && NF == 6 && $3 + 0 > 0 && $5 + 0 > 0' "$doc" | wc -l)
-if [ "$measured" = "$guest_tracers" ] && [ "$floors" -gt 0 ]; then
-	pass "bench: scaling, in a guest: all $measured tracers measured per wakeup against the floor; $floors programs beside their floor"
+if [ "$measured" = "$guest_tracers" ] && [ "$floors" -gt 0 ] && [ "$stepped" = "$stepped_expected" ]; then
+	pass "bench: scaling, in a guest: all $measured tracers measured per wakeup against the floor, $stepped with LLC walk steps per wakeup; $floors programs beside their floor"
 else
 	fail "bench: scaling in a guest: every tracer measured against the floor" \
-		"$measured of $guest_tracers tracers, $floors programs with a floor: $(sed -n '/^## 4\./,/^## Targets/p' "$doc" | grep -i 'not measured\|failed' | head -3 | tr '\n' ' ')"
+		"$measured of $guest_tracers tracers, $stepped of $stepped_expected with walk steps, $floors programs with a floor: $(sed -n '/^## 4\./,/^## Targets/p' "$doc" | grep -i 'not measured\|failed' | head -3 | tr '\n' ' ')"
 fi
 expect_error 1 "bench: cannot write /nonexistent/performance.md: no directory /nonexistent" \
 	"bench: a page it cannot write is a sentence and exit 1, before any run" \

@@ -202,6 +202,30 @@ static __always_inline bool same_core(int a, int b)
 }
 
 /*
+ * The bpf_loop() steps of every walk over an LLC's CPUs (placement check,
+ * allowed-CPU count, filter audit), summed for make bench: how a wakeup's
+ * work grows with the LLC size, exactly, where a TCG guest's timing is
+ * too noisy to show it (docs/performance.md, section 4). Read with
+ * bpftool; not a metric.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} llc_walk_steps SEC(".maps");
+
+/* bpf_loop() returns the steps it made (or a negative error). */
+static __always_inline void count_walk_steps(long steps)
+{
+	__u32 zero = 0;
+	__u64 *total = bpf_map_lookup_elem(&llc_walk_steps, &zero);
+
+	if (total && steps > 0)
+		*total += steps;
+}
+
+/*
  * One pass over LLC(chosen) & the task's allowed CPUs, a CPU per
  * bpf_loop() step (one verification of the body, whatever the LLC
  * size): is any other CPU unoccupied (missed idle), and where does
@@ -280,7 +304,7 @@ __noinline int check_placement(__u64 task, int chosen, int target,
 	walk.cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
 	walk.first = llc_first_index(chosen);
 	walk.find_unoccupied = !out->chosen_unoccupied;
-	bpf_loop(llc_weight(chosen), llc_walk_cpu, &walk, 0);
+	count_walk_steps(bpf_loop(llc_weight(chosen), llc_walk_cpu, &walk, 0));
 	out->missed_idle = walk.found;
 	out->depth = walk.depth;
 	return 0;
@@ -940,13 +964,13 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		walk->shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
 	}
 	actx.walk = walk;
-	bpf_loop(walk->n, audit_cpu, &actx, 0);
+	count_walk_steps(bpf_loop(walk->n, audit_cpu, &actx, 0));
 	counter_add_if(walk->bank, &counters, SISSCAN_AUDITS, 1);
 	counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_CPUS, walk->cpus);
 	counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_UNOCCUPIED, walk->unoccupied_count);
 	if (domain_search && walk->n <= 64) {
 		dw.audit = walk;
-		bpf_loop(walk->n, audit_depth_cpu, &dw, 0);
+		count_walk_steps(bpf_loop(walk->n, audit_depth_cpu, &dw, 0));
 	} else if (domain_search) {
 		counter_add_if(walk->bank, &counters, SISSCAN_AUDIT_TRUNCATED, 1);
 	}
@@ -1152,7 +1176,7 @@ static __always_inline __u32 llc_allowed_cpus(struct task_struct *p, int cpu)
 		return weight;
 	walk.cpus_allowed = BPF_CORE_READ(p, cpus_ptr);
 	walk.first = llc_first_index(cpu);
-	bpf_loop(weight, count_allowed_cpu, &walk, 0);
+	count_walk_steps(bpf_loop(weight, count_allowed_cpu, &walk, 0));
 	return walk.count;
 }
 
