@@ -6,6 +6,7 @@ sched_migrate_task events in an ftrace buffer (trace_clock mono): an
 independent reference for idlebal's runqueue-counter view.
 
 Usage: ftrace_unoccupied.py TRACE JSONL CPU IDLE_PID MONO_MINUS_REAL
+       ftrace_unoccupied.py --window TRACE CPU IDLE_PID START END
 
 Unoccupied (seed 000's unoccupied_rq(), seed 001's need_pull_cfs_task()):
 nothing runnable on the CPU but SCHED_IDLE tasks. The scenario has one
@@ -15,7 +16,8 @@ preempted on it (switched out runnable), or migrated to it waits until it
 is switched in (or seen running there) or moved away. A task that blocks leaves the count even if
 its dequeue is delayed (6.12+), as it leaves h_nr_runnable.
 
-Prints one line per interval record, "START END UNOCCUPIED_NS TOOL_NS",
+With --window, prints the unoccupied ns between START and END (trace
+clock seconds). Otherwise one line per interval record, "START END UNOCCUPIED_NS TOOL_NS",
 with the interval's overload_llc overloaded_idle_ns as TOOL_NS.
 
 A lower bound, not the answer, on this host: its kernel switches some
@@ -103,6 +105,13 @@ def unoccupied_spans(path, cpu, idle_pids):
 
 
 def main():
+    if sys.argv[1] == "--window":
+        # One window on the trace's clock: its unoccupied time, in ns.
+        trace, cpu, idle_pid, start, end = sys.argv[2:7]
+        start, end = float(start), float(end)
+        spans = unoccupied_spans(trace, int(cpu), {0, int(idle_pid)})
+        print(f"{sum(max(0.0, min(e, end) - max(s, start)) for s, e in spans) * 1e9:.0f}")
+        return
     trace, jsonl, cpu, idle_pid, offset = sys.argv[1:6]
     spans = unoccupied_spans(trace, int(cpu), {0, int(idle_pid)})
     offset = float(offset)

@@ -116,6 +116,36 @@ ensure_tracefs() {
 	fi
 }
 
+# trace_start / trace_stop FILE: the kernel's scheduler events in the
+# ftrace buffer, on the monotonic clock (call ensure_tracefs first), saved
+# to FILE: tests/live/ftrace_unoccupied.py rebuilds from them when a CPU
+# was unoccupied, without a tool's runqueue counters. trace_stop sets
+# mono_minus_real. mono_now: CLOCK_MONOTONIC, the trace's clock.
+TRACEFS=/sys/kernel/tracing
+SCHED_EVENTS="sched_switch sched_wakeup sched_wakeup_new sched_migrate_task"
+trace_start() {
+	local e
+	echo 0 >"$TRACEFS/tracing_on"
+	old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
+	echo mono >"$TRACEFS/trace_clock"
+	: >"$TRACEFS/trace"
+	for e in $SCHED_EVENTS; do echo 1 >"$TRACEFS/events/sched/$e/enable"; done
+	echo 1 >"$TRACEFS/tracing_on"
+}
+trace_stop() {
+	local e
+	echo 0 >"$TRACEFS/tracing_on"
+	cat "$TRACEFS/trace" >"$1"
+	for e in $SCHED_EVENTS; do echo 0 >"$TRACEFS/events/sched/$e/enable"; done
+	: >"$TRACEFS/trace"
+	echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
+	echo 1 >"$TRACEFS/tracing_on"
+	# CLOCK_MONOTONIC - CLOCK_REALTIME, to put the tool's interval times
+	# on the trace's clock.
+	mono_minus_real=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC) - time.time())')
+}
+mono_now() { python3 -c 'import time; print(f"{time.monotonic():.6f}")'; }
+
 # memtouch_start: a 2-thread, 32 MB memory toucher that waits 0.5 s before
 # touching; sets mt and pid (its pid) once it has said it. memtouch_wait:
 # waits for it (in this shell: not in $(...), whose subshell cannot wait)

@@ -75,33 +75,6 @@ scenario() {
 }
 # CPU 0's irq + softirq + steal ticks (/proc/stat, USER_HZ).
 cpu0_taken() { awk '$1 == "cpu0" { print $7 + $8 + $9 }' /proc/stat; }
-# The kernel's scheduler events in the ftrace buffer, on the monotonic
-# clock, while the SCHED_IDLE scenario runs: tests/live/ftrace_unoccupied.py
-# rebuilds from them when CPU 0 was unoccupied, without the tool's
-# runqueue counters.
-TRACEFS=/sys/kernel/tracing
-SCHED_EVENTS="sched_switch sched_wakeup sched_wakeup_new sched_migrate_task"
-trace_start() {
-	local e
-	echo 0 >"$TRACEFS/tracing_on"
-	old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$TRACEFS/trace_clock")
-	echo mono >"$TRACEFS/trace_clock"
-	: >"$TRACEFS/trace"
-	for e in $SCHED_EVENTS; do echo 1 >"$TRACEFS/events/sched/$e/enable"; done
-	echo 1 >"$TRACEFS/tracing_on"
-}
-trace_stop() {
-	local e
-	echo 0 >"$TRACEFS/tracing_on"
-	cat "$TRACEFS/trace" >"$1"
-	for e in $SCHED_EVENTS; do echo 0 >"$TRACEFS/events/sched/$e/enable"; done
-	: >"$TRACEFS/trace"
-	echo "${old_clock:-local}" >"$TRACEFS/trace_clock"
-	echo 1 >"$TRACEFS/tracing_on"
-	# CLOCK_MONOTONIC - CLOCK_REALTIME, to put the tool's interval times
-	# on the trace's clock.
-	mono_minus_real=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC) - time.time())')
-}
 share_line() {
 	echo "LLC ${share_llc}%, node ${share_node}%, system ${share_system}% of $intervals half-second intervals; CPU 0 idle ${idle0}%"
 }

@@ -69,25 +69,33 @@ s0=$!
 s1=$!
 at_exit "kill $s0 $s1"
 sleep 1.5	# SIS_UTIL's nr_idle_scan follows the LLC's load with a lag
-# CPU 1 is sched-idle only while its SCHED_IDLE spinner runs there: the
-# spinner's own run time (/proc/PID/schedstat) against the wall clock
-# over the workload says for what share of the window it was not.
-spinner_ns() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null; }
+# CPU 1 is sched-idle only while nothing but its SCHED_IDLE spinner is
+# runnable there: the kernel's own scheduler events over the workload
+# (tests/live/ftrace_unoccupied.py) say for what share of the window it
+# was, at least (the spinner's run time does not: on this host a task of
+# its sandbox can wait queued on the spinner's CPU for 10-40 ms while the
+# spinner's run time goes on growing).
+ensure_tracefs
+trace_start
 start_tool "$WORK/miss.jsonl" "$WORK/miss.err" sisscan --comm wakeloop --json -d 300 &&
-	{ ran0=$(spinner_ns $s1); wall0=$(date +%s%N)
+	{ mono0=$(mono_now)
 	  "$B/wakeloop" -c 0 -n 2000 >"$WORK/wakeloop.out"
-	  ran1=$(spinner_ns $s1); wall1=$(date +%s%N); }
+	  mono1=$(mono_now); }
 stop_tool
+trace_stop "$WORK/miss.trace"
+unoccupied_ns=$(python3 "$(dirname "$0")/ftrace_unoccupied.py" --window "$WORK/miss.trace" 1 "$s1" \
+	"${mono0:-0}" "${mono1:-0}")
 kill $s0 $s1 2>/dev/null
 wait $s0 $s1 2>/dev/null
 stayed=$(awk '$1 == "landed" && $2 == 0 { print $3 }' "$WORK/wakeloop.out")
 missed=$(metric "$WORK/miss.jsonl" missed_idle)
 failed=$(metric "$WORK/miss.jsonl" sis_failed)
 placements=$(metric "$WORK/miss.jsonl" placements)
-# busy_pct: the share of the window CPU 1 ran something else than its
-# SCHED_IDLE spinner (a kworker, the test, another test's leftovers).
-busy_pct=$(awk -v r0="${ran0:-0}" -v r1="${ran1:-0}" -v w0="${wall0:-0}" -v w1="${wall1:-1}" \
-	'BEGIN { b = w1 > w0 ? 100 * (1 - (r1 - r0) / (w1 - w0)) : 100; printf "%.1f", b < 0 ? 0 : b }')
+# busy_pct: the share of the window CPU 1 had something else than its
+# SCHED_IDLE spinner runnable (a kworker, the test, another test's
+# leftovers), at most.
+busy_pct=$(awk -v u="${unoccupied_ns:-0}" -v a="${mono0:-0}" -v b="${mono1:-0}" \
+	'BEGIN { x = b > a ? 100 * (1 - u / ((b - a) * 1e9)) : 100; printf "%.1f", x < 0 ? 0 : x }')
 # A wakeup that stays on busy CPU 0 while CPU 1 is sched-idle is a missed
 # idle CPU: missed_idle is at most the stays the workload saw, and at
 # least 90% of the stays made while CPU 1 was sched-idle (seen 1887-1999
