@@ -1637,6 +1637,12 @@ within() {  # within A B: |A - B| <= 2% of B + 2
 within_range() {  # within_range A LO HI: LO - (2% of LO + 2) <= A <= HI + 2% of HI + 2
     [ $(( ($3 - $1) * 50 )) -ge $(( -($3 + 100) )) ] && [ $(( ($1 - $2) * 50 )) -ge $(( -($2 + 100) )) ]
 }
+cpu_occupants() {  # cpu_occupants CPU: the runnable tasks last on CPU, "pid comm" each
+    for st in /proc/[0-9]*/task/[0-9]*/stat; do
+        # the fields after "(comm) ": state is the 1st, processor the 37th
+        sed 's/^\([0-9]*\) (\(.*\)) /\1 \2|/' "$st" 2>/dev/null
+    done | awk -F'|' -v c="$1" '{ split($2, f, " "); if (f[1] == "R" && f[37] == c) printf "%s; ", $1 }'
+}
 wakeloop_scenario() {  # wakeloop_scenario MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1) WAKELOOP ARGS...
     sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
     shift 4
@@ -2199,16 +2205,25 @@ sis_smt_checks() {
             "fp '$vfp' fn '$vfn' over '$audits' audits, $vupd SMT-level updates" \
             v4_all_pass_answer
 
-        SCENARIO_ARGS="--filter unoccupied" wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
+        # One more try when CPU 1 was busy at most wakeups (a CI run: at
+        # all 400 of them, on 6.1 fentry only; kprobe in the same boot
+        # found it idle at 395): the scenario, not the tool, failed then,
+        # and what ran on CPU 1 is printed.
+        for attempt in 1 2; do
+            SCENARIO_ARGS="--filter unoccupied" wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
+            landed1=$(wl_count "$wl" landed 1); landed1=${landed1:-0}
+            [ $(( landed1 * 2 )) -ge "$n" ] && break
+            note "  $mode sibling, try $attempt: CPU 1 busy at $(( n - landed1 )) of $n wakeups; runnable there now: $(cpu_occupants 1)"
+        done
         smt=$(json_metric "$summary" sis_smt_hit)
         prev_idle=$(json_metric "$summary" sis_prev_idle)
         skipped=$(json_metric "$summary" sis_scan_skipped)
         failed=$(json_metric "$summary" sis_domain_failed)
-        slept0=$(wl_count "$wl" slept 0); landed1=$(wl_count "$wl" landed 1)
+        slept0=$(wl_count "$wl" slept 0)
         landed0=$(wl_count "$wl" landed 0)
         desc="sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)"
         facts="smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}', unsearched '$(( n - ${search:-0} ))'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n"
-        if [ -n "$landed1" ] && [ $(( landed1 * 2 )) -lt "$n" ]; then
+        if [ $(( landed1 * 2 )) -lt "$n" ]; then
             skip "$desc" "not the scenario: CPU 1 was busy at $(( n - landed1 )) of $n wakeups ($facts)"
         else
             scenario_verdict "$desc" "$facts" idle_sibling_answer
@@ -2219,12 +2234,12 @@ sis_smt_checks() {
         # follows balances the scenario did not plan (seen fp 228 of 398
         # with 69 wakeups finding CPU 1 busy), and there is no answer.
         desc="sisscan --mode $mode --filter unoccupied: SMT, busy cores: the v4 model hides them and updates"
-        if [ -n "$landed1" ] && [ $(( landed1 * 10 )) -ge $(( n * 9 )) ]; then
+        if [ $(( landed1 * 10 )) -ge $(( n * 9 )) ]; then
             scenario_verdict "$desc" \
                 "fp '$vfp' over '$audits' audits, fn '$vfn' (CPU 1, as posted), $vupd of $(json_metric "$summary" filter_unoccupied_balances) SMT-level balances updated" \
                 v4_busy_hidden_answer
         else
-            skip "$desc" "not the scenario: CPU 1 was busy at $(( n - ${landed1:-0} )) of $n wakeups (fp '$vfp' of '$audits')"
+            skip "$desc" "not the scenario: CPU 1 was busy at $(( n - landed1 )) of $n wakeups (fp '$vfp' of '$audits')"
         fi
 
         wakeloop_scenario "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
