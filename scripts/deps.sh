@@ -15,6 +15,7 @@ packages=(
 	linux-perf bpftrace			# independent counters in tests
 	libbpf-tools stress-ng rt-tests		# bench comparison and workloads
 	qemu-system-x86 busybox-static cpio kmod	# tests/vm guests
+	bc bison flex dwarves libssl-dev patch xz-utils	# the SIS_FILTER guest kernel
 	util-linux procps iproute2
 )
 

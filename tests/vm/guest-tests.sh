@@ -17,6 +17,8 @@
 #                       once per mutation (test-build tools, lib/mutation.h)
 #   SCHEDSCAN_SMT=1     run only the SMT stage checks (sis_smt_checks; the
 #                       guest must have SMT pairs {0,1} {2,3} in LLC {0-3})
+#   SCHEDSCAN_FILTER_REAL=1  run only the real SIS_FILTER checks
+#                       (sis_filter_real_checks; the patched kernel)
 
 BIN=${SCHEDSCAN_BIN:-/schedscan}
 WL=$BIN/workloads
@@ -203,7 +205,13 @@ start_load() {  # start_load TOOL
             ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         numascan)
-            ( while :; do "$WL/memtouch" -t 4 -m 256 -s $((DUR + 20)) >/dev/null 2>&1 || exit; done ) &
+            # One memtouch for the whole run, as long as the tool may take:
+            # numascan's fentry attach takes 17-18 s on 6.1 under TCG, and
+            # a memtouch of DUR + 20 s ended inside the tool's 3 s window
+            # twice; its successor was still allocating, with no NUMA scan
+            # yet, so the window saw no hint fault at all (even the tool's
+            # own /proc/vmstat delta was 0).
+            ( while :; do "$WL/memtouch" -t 4 -m 256 -s $((TOOL_TIMEOUT + 10)) >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         *)
             ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
@@ -2269,6 +2277,168 @@ sis_smt_checks() {
     done
 }
 
+# ------------------------------------ the real SIS_FILTER mask (issue 13)
+# The boot of tests/vm/build-patched-kernel.sh's kernel: 6.1 with the
+# SIS_FILTER draft of seed 000 ported (tests/vm/patches/), its "overloaded"
+# mask behind the SIS_FILTER sched feature. sisscan audits the draft's
+# model (--filter overloaded) and the kernel's own mask (--filter real) at
+# the same wakeups, with the feature off and on, SIS_UTIL off throughout
+# (the model's depth is the scan's without SIS_UTIL's limit).
+#
+# Agreement bound, 95% of the per-CPU verdicts: the model recomputes the
+# bit from the same runqueue fields at the same tick
+# (hrtimer_expire_entry of tick_sched_timer, on the CPU whose tick it is)
+# as update_overloaded_rq() in scheduler_tick(), a few microseconds later,
+# after update_rq_clock() and the task tick have refreshed PELT: the two
+# can differ only when util or runnable crosses the imbalance_pct
+# threshold within that tick, or a remote wakeup changes nr_running in
+# between, and the real mask is read at the audit (SIS's exit), not at
+# select_idle_cpu(). Each is rare against 250 ticks a second per CPU.
+hist_sum() {  # hist_sum SUMMARY NAME -> "SUM COUNT" of a --linear count histogram
+    printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
+        grep -o '"low":[0-9]*,"high":[0-9a-z]*,"count":[0-9]*' |
+        awk -F'[:,]' '{ s += $2 * $6; n += $6 } END { printf "%d %d\n", s, n }'
+}
+hist_mean100() {  # hist_mean100 SUMMARY NAME -> 100 x its mean ("" if empty)
+    hist_sum "$1" "$2" | awk '$2 > 0 { printf "%d\n", 100 * $1 / $2 }'
+}
+real_filter_run() {  # real_filter_run TAG FEATURE(SIS_FILTER|NO_SIS_FILTER) SPIN_CPUS CMD [SISSCAN ARGS]
+    rf_tag=$1 rf_feature=$2 rf_spin=$3 rf_cmd=$4
+    shift 4
+    echo NO_SIS_UTIL >"$FEATURES"
+    echo "$rf_feature" >"$FEATURES"
+    for c in $rf_spin; do
+        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
+        LOAD_PIDS="$LOAD_PIDS $!"
+    done
+    sisscan_around "$W/real.$rf_tag.$rf_feature.json" "$W/real.err" "$rf_cmd" \
+        --mode fentry --linear --filter overloaded,real "$@"
+    stop_load
+    echo NO_SIS_FILTER >"$FEATURES"
+    echo SIS_UTIL >"$FEATURES"
+    summary=$(json_summary "$W/real.$rf_tag.$rf_feature.json")
+    note "  $rf_tag $rf_feature: $(for m in audits audit_cpus sis_search sis_domain_search sis_scan_skipped sis_undecoded filter_overloaded_fp filter_overloaded_fn filter_real_fp filter_real_fn filter_overloaded_disagree_real filter_overloaded_agree_real_pct; do printf '%s=%s ' $m "$(json_metric "$summary" $m)"; done)depth x100: scan_depth=$(hist_mean100 "$summary" scan_depth) model=$(hist_mean100 "$summary" filter_overloaded_scan_depth) real=$(hist_mean100 "$summary" filter_real_scan_depth)"
+}
+fmt100() {  # fmt100 X -> X / 100 with two decimals
+    printf '%d.%02d' $(( $1 / 100 )) $(( $1 % 100 )); }
+sis_filter_real_checks() {
+    KIND=environment
+    if ! grep -qw SIS_FILTER "$FEATURES" 2>/dev/null && ! grep -qw NO_SIS_FILTER "$FEATURES" 2>/dev/null; then
+        notok "patched kernel: SIS_FILTER in $FEATURES # not there: $(head -c 300 "$FEATURES" 2>&1)"
+        return
+    fi
+    ok "patched kernel: SIS_FILTER in $FEATURES (off at boot: $(grep -ow NO_SIS_FILTER "$FEATURES"))"
+    n=400
+    for w in spinners pingpong hackbench; do
+        case $w in
+            spinners) spin="1 1 3 3"; args="--comm wakeloop"
+                      cmd="\"$WL/wakeloop\" -c 0 -n $n >\"$W/real.wl\" 2>&1" ;;
+            # Six pairs on eight CPUs: a wakee's prev is often busy, so
+            # the domain scan runs (one pair is placed by the fast path
+            # alone: two domain searches in 20000 wakeups). Waited for by
+            # PID: the tool is this shell's child too.
+            pingpong) spin=""; args="--comm pingpong"
+                      cmd="pp=''; for i in 1 2 3 4 5 6; do \"$WL/pingpong\" -n 1000 >/dev/null 2>&1 & pp=\"\$pp \$!\"; done; wait \$pp" ;;
+            hackbench) spin=""; args="--comm hackbench"
+                       cmd="hackbench -g 2 -l 50 >/dev/null 2>&1" ;;
+        esac
+        # shellcheck disable=SC2086 # args: more sisscan options
+        real_filter_run "$w" NO_SIS_FILTER "$spin" "$cmd" $args
+        off_rc=$rc off=$summary
+        # shellcheck disable=SC2086
+        real_filter_run "$w" SIS_FILTER "$spin" "$cmd" $args
+        on=$summary
+        audits=$(json_metric "$on" audits)
+        cpus=$(json_metric "$on" audit_cpus)
+        dis=$(json_metric "$on" filter_overloaded_disagree_real)
+        agree=$(json_metric "$on" filter_overloaded_agree_real_pct)
+        rates="model fp $(json_metric "$on" filter_overloaded_fp_pct)% fn $(json_metric "$on" filter_overloaded_fn_pct)%, real fp $(json_metric "$on" filter_real_fp_pct)% fn $(json_metric "$on" filter_real_fn_pct)%"
+        KIND="known answer"
+        if [ "$rc" = 0 ] && [ "${audits:-0}" -ge 100 ] && [ -n "$dis" ] && [ "$cpus" -gt 0 ] &&
+           [ $(( dis * 20 )) -le "$cpus" ]; then
+            ok "sisscan --filter overloaded,real, SIS_FILTER on, $w: the model's verdicts agree with the kernel's mask in at least 95% ($agree% of $cpus verdicts at $audits wakeups; $rates)"
+        else
+            notok "sisscan --filter overloaded,real, SIS_FILTER on, $w: the model's verdicts agree with the kernel's mask in at least 95% # exit $rc: agree '$agree'% ('$dis' of '$cpus' differ, $audits audits; $rates)"
+            tail -n 3 "$W/real.err" | diag 3
+        fi
+        # Off, the kernel does not use its mask: real passes every CPU.
+        KIND=consistency
+        offfn=$(json_metric "$off" filter_real_fn); offpassed=$(json_metric "$off" filter_real_passed)
+        offcpus=$(json_metric "$off" audit_cpus)
+        if [ "$off_rc" = 0 ] && [ "$offfn" = 0 ] && [ -n "$offcpus" ] && [ "$offpassed" = "$offcpus" ]; then
+            ok "sisscan --filter real, SIS_FILTER off, $w: the kernel's mask is not applied, every CPU passes (passed $offpassed of $offcpus, fn 0)"
+        else
+            notok "sisscan --filter real, SIS_FILTER off, $w: every CPU passes # exit $off_rc: passed '$offpassed' of '$offcpus', fn '$offfn'"
+        fi
+        # Prediction vs reality: the mean depth the model predicts with
+        # the feature off, the mean depth of the kernel's scans with it on,
+        # over the searches that reached the domain scan. A filtered scan
+        # with nothing left to probe makes no probe, so the decoder calls
+        # it scan_skipped (SIS_UTIL, the other reason, is off): it counts
+        # with depth 0, as the model's empty mask does. Two checks:
+        # - at the same wakeups (feature on), the model's depth is the
+        #   kernel's within 5% + 0.05 CPU: the model decides as the patch
+        #   does (measured 0-2% apart);
+        # - across runs, the model on the unfiltered kernel predicts the
+        #   filtered kernel's depth within 10% of the unfiltered depth
+        #   (measured 0.5-3.3%: 1.02 for 1.01, 0.31 for 0.37 and 0.10 for
+        #   0.23 against 2.04 and 3.99), for the spinner mix and hackbench.
+        #   Not for the six ping-pong pairs: the filter feeds back into
+        #   their placement (with it on, the kernel's stale bits hid an
+        #   idle CPU at 1.6-4.2% of the verdicts against 0.0-0.2%
+        #   predicted, each such wakeup stacks on a busy CPU, more CPUs
+        #   turn overloaded), and two runs saw 2.14 for 3.50 and
+        #   1.66 for 2.64 predicted (3.80-3.84 unfiltered): the line
+        #   prints the figures and asserts nothing there.
+        KIND="known answer"
+        r=$(hist_sum "$off" filter_overloaded_scan_depth); psum=${r% *} pn=${r#* }
+        r=$(hist_sum "$on" scan_depth); msum=${r% *}
+        r=$(hist_sum "$on" filter_overloaded_scan_depth); ssum=${r% *} sn=${r#* }
+        ds=$(json_metric "$on" sis_domain_search); sk=$(json_metric "$on" sis_scan_skipped)
+        mn=$(( ${ds:-0} + ${sk:-0} ))
+        pred=$(( pn > 0 ? 100 * psum / pn : 0 )); real=$(( mn > 0 ? 100 * msum / mn : 0 ))
+        # the same wakeups: the model's depth is recorded for the scans
+        # that probed (sis_domain_search), as is the kernel's
+        same=$(( sn > 0 ? 100 * ssum / sn : 0 )); realp=$(( ${ds:-0} > 0 ? 100 * msum / ds : 0 ))
+        unf=$(hist_mean100 "$off" scan_depth); unf=${unf:-0}
+        desc="sisscan --filter overloaded,real, SIS_FILTER on, $w: at the same wakeups the model's mean scan depth is the kernel's within 5% + 0.05"
+        detail="model $(fmt100 "$same") over $sn scans, kernel $(fmt100 "$realp") over ${ds:-0}"
+        if [ "$sn" -ge 50 ] && [ $(( (same - realp) * 20 )) -le $(( realp + 100 )) ] &&
+           [ $(( (realp - same) * 20 )) -le $(( realp + 100 )) ]; then
+            ok "$desc ($detail)"
+        else
+            notok "$desc # $detail (at least 50 scans)"
+        fi
+        desc="sisscan, $w: the overloaded model's scan depth on the unfiltered kernel (SIS_FILTER off) predicts the filtered kernel's within 10% of the unfiltered depth"
+        detail="predicted $(fmt100 "$pred") over $pn scans, measured $(fmt100 "$real") over $mn, unfiltered $(fmt100 "$unf")"
+        if [ "$w" = pingpong ]; then
+            note "  $w, prediction vs reality (not asserted: the filter feeds back into the placement): $detail"
+        elif [ "$pn" -ge 50 ] && [ "$mn" -ge 50 ] && [ $(( (pred - real) * 10 )) -le "$unf" ] &&
+             [ $(( (real - pred) * 10 )) -le "$unf" ]; then
+            ok "$desc ($detail)"
+        else
+            notok "$desc # $detail (at least 50 scans each)"
+        fi
+        [ "$w" = spinners ] || continue
+        # The port itself: CPUs 1 and 3 run two spinners each, so their
+        # ticks put them in the mask; a wakeup from busy CPU 0 scans only
+        # CPU 2 (depth 1), and the mask lets CPU 0 through (fp, 90-110%).
+        d1=$(hist_slot "$on" scan_depth 1)
+        search=$(json_metric "$on" sis_domain_search)
+        rfp=$(json_metric "$on" filter_real_fp); rfn=$(json_metric "$on" filter_real_fn)
+        landed2=$(wl_count "$W/real.wl" landed 2)
+        desc="sisscan --filter real, SIS_FILTER on: the kernel hides the doubly loaded CPUs 1 and 3, and its scan from CPU 0 probes only idle CPU 2 (depth 1)"
+        detail="depth 1: '$d1' of '$search' domain searches, landed on CPU 2: '$landed2' of $n; real fp '$rfp' fn '$rfn' over '$audits' audits"
+        if [ "$rc" = 0 ] && [ -n "$d1" ] && [ -n "$search" ] && [ $(( d1 * 10 )) -ge $(( search * 9 )) ] &&
+           [ -n "$rfp" ] && [ $(( rfp * 10 )) -ge $(( audits * 9 )) ] && [ $(( rfp * 10 )) -le $(( audits * 11 )) ] &&
+           [ -n "$rfn" ] && [ $(( rfn * 50 )) -le "$audits" ]; then
+            ok "$desc ($detail)"
+        else
+            notok "$desc # exit $rc: $detail"
+        fi
+    done
+}
+
 # The mutation selftest's guest boot (tests/vm/selftest-mutations.sh):
 # the tools are test builds, and each mutation in SCHEDSCAN_MUTATIONS runs
 # through the checks that cover what it breaks: every fentry-tier count
@@ -2295,6 +2465,8 @@ if [ -n "${SCHEDSCAN_MUTATIONS:-}" ]; then
     run_mutations
 elif [ "${SCHEDSCAN_SMT:-0}" = 1 ]; then
     sis_smt_checks
+elif [ "${SCHEDSCAN_FILTER_REAL:-0}" = 1 ]; then
+    sis_filter_real_checks
 else
     for tool in $TOOLS; do
         for mode in $MODES; do

@@ -113,6 +113,16 @@ void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
 			.counts = true, .has_sum = true, .unit = "cpus" });
 		if (f == SIS_FILTER_IDEAL || f == SIS_FILTER_REAL)
 			continue;
+		if (filters & (1U << SIS_FILTER_REAL)) {
+			const char *disagree = name_of(m, "filter_%s_disagree_real", n);
+
+			add(m, (struct metric_spec){ .name = disagree,
+						     .counter = base + SIS_FC_DISAGREE_REAL,
+						     .needs = fneeds });
+			add(m, (struct metric_spec){
+				.name = name_of(m, "filter_%s_agree_real_pct", n),
+				.ratio = { "audit_cpus", disagree, "audit_cpus", NULL } });
+		}
 		add(m, (struct metric_spec){
 			.name = name_of(m, "filter_%s_stale_age_ns", n),
 			.counter = base + SIS_FC_AGE_HIST, .needs = fneeds,
@@ -121,19 +131,30 @@ void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
 	}
 }
 
-/* The real mask of a patched kernel, by the member the patch adds. */
-static enum sis_real_mask find_real_mask(int *offset)
+/*
+ * The real mask of a patched kernel, by the member the patch adds, and
+ * the sched feature that switches it on in schedscan's test ports
+ * (tests/vm/patches/): -1 when the kernel has none (the mask as posted,
+ * always on).
+ */
+static enum sis_real_mask find_real_mask(int *offset, int *feature)
 {
-	static const struct { const char *member; enum sis_real_mask kind; } masks[] = {
-		{ "idle_cpus", SIS_REAL_IDLE_CPUS },		/* v4 */
-		{ "overloaded_cpus", SIS_REAL_OVERLOADED_CPUS },	/* draft */
-		{ "overloaded", SIS_REAL_OVERLOADED },		/* seed 001 */
+	static const struct {
+		const char *member, *feature;
+		enum sis_real_mask kind;
+	} masks[] = {
+		{ "idle_cpus", "__SCHED_FEAT_SIS_FILTER_V4", SIS_REAL_IDLE_CPUS },	/* v4 */
+		{ "overloaded_cpus", "__SCHED_FEAT_SIS_FILTER", SIS_REAL_OVERLOADED_CPUS }, /* draft */
+		{ "overloaded", "__SCHED_FEAT_SIS_FILTER", SIS_REAL_OVERLOADED },	/* seed 001 */
 	};
+	long long bit;
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
 		*offset = kernel_struct_member_offset("sched_domain_shared", masks[i].member);
-		if (*offset >= 0)
-			return masks[i].kind;
+		if (*offset < 0)
+			continue;
+		*feature = kernel_enum_value(masks[i].feature, &bit) ? -1 : (int)bit;
+		return masks[i].kind;
 	}
 	return SIS_REAL_NONE;
 }
@@ -151,10 +172,11 @@ int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
 	obj->rodata->audit_delay_ns = (__u64)(delay_ms * 1e6);
 	obj->rodata->emit_events = events;
 	if (filters & (1U << SIS_FILTER_REAL)) {
-		int offset = -1;
+		int offset = -1, feature = -1;
 
-		obj->rodata->real_mask = find_real_mask(&offset);
+		obj->rodata->real_mask = find_real_mask(&offset, &feature);
 		obj->rodata->real_mask_offset = offset;
+		obj->rodata->real_mask_feature = feature;
 		if (obj->rodata->real_mask == SIS_REAL_NONE)
 			return errmsg(err, errlen,
 				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "

@@ -22,7 +22,7 @@ extern const char *const sis_filter_names[SIS_NR_FILTERS];
 /* "a,b": sets a bit per enum sis_filter; -1 on an unknown or empty name. */
 int audit_parse_filters(const char *text, unsigned int *filters);
 
-#define AUDIT_MAX_METRICS (6 + SIS_NR_FILTERS * 8 + 2)
+#define AUDIT_MAX_METRICS (6 + SIS_NR_FILTERS * 10 + 2)
 
 /* The audit's metrics, their names built for the chosen filters. */
 struct audit_metrics {

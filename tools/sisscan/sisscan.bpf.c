@@ -321,6 +321,8 @@ const volatile __u64 audit_delay_ns;	/* SIS_FILTER_DELAYED's lag */
 const volatile __u64 tick_function;	/* the tick's hrtimer callback */
 const volatile __u32 real_mask;		/* enum sis_real_mask */
 const volatile __u32 real_mask_offset;	/* of the mask in sched_domain_shared */
+/* The sched feature that switches the real mask on (a test port's), or -1. */
+const volatile __s32 real_mask_feature = -1;
 const volatile bool emit_events;
 
 struct cpu_filter_state {
@@ -699,6 +701,8 @@ struct audit_walk {
 	__u32 pass_count[8], fp[8], fn[8];
 	__u32 pass_and_free[8];
 	__u32 best[8];				/* wrap position of the first hit */
+	__u8 verdict[8];			/* on the CPU being audited */
+	__u32 disagree_real[8];			/* verdicts unlike the real mask's */
 };
 
 /* The walk state lives here, not on the 512-byte BPF stack. */
@@ -760,6 +764,12 @@ static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
 			return state->occupied;
 		return truth;
 	default:
+		/* Every port scans the whole LLC when it has an idle core. */
+		if (walk->has_idle_core)
+			return true;
+		/* A port's sched feature off: the kernel scans the LLC unfiltered. */
+		if (!sched_feature_on(real_mask_feature))
+			return true;
 		return real_mask_passes(walk->shared, cpu);
 	}
 }
@@ -784,6 +794,7 @@ __noinline int audit_filter_cpu(struct audit_walk *walk, __u32 f, int cpu,
 	if (!state->seeded && schedscan_mutation.kind != MUTATION_FREEZE_FILTERS)
 		seed_filter_state(state, cpu, truth, walk->now);
 	pass = filter_passes(f, cpu, truth, state, walk, &age);
+	walk->verdict[f] = pass;
 	if (pass) {
 		walk->pass_count[f]++;
 		if (index < 64)
@@ -853,6 +864,11 @@ static long audit_cpu(__u64 index, void *ctx)
 	for (__u32 f = 0; f < SIS_NR_FILTERS; f++)
 		if (auditing(f))
 			audit_filter_cpu(walk, f, cpu, index, pos << 1 | truth);
+	/* Each model against the patched kernel's own mask, CPU by CPU. */
+	if (auditing(SIS_FILTER_REAL))
+		for (__u32 f = 0; f < SIS_FILTER_REAL; f++)
+			if (auditing(f) && walk->verdict[f] != walk->verdict[SIS_FILTER_REAL])
+				walk->disagree_real[f]++;
 	return 0;
 }
 
@@ -987,6 +1003,8 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		counter_add_if(walk->bank, &counters, base + SIS_FC_FN, walk->fn[f]);
 		if (walk->unoccupied_count && !walk->pass_and_free[f])
 			counter_add_if(walk->bank, &counters, base + SIS_FC_HID_ALL, 1);
+		counter_add_if(walk->bank, &counters, base + SIS_FC_DISAGREE_REAL,
+			       walk->disagree_real[f]);
 		if (domain_search && walk->n <= 64)
 			count_value(walk->bank, base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}

@@ -43,6 +43,7 @@ enum sis_filter_counter {
 	SIS_FC_FP,		/* ... that were not unoccupied */
 	SIS_FC_FN,		/* unoccupied CPUs it filtered out */
 	SIS_FC_HID_ALL,		/* audits where it hid every unoccupied CPU */
+	SIS_FC_DISAGREE_REAL,	/* verdicts unlike the real mask's (with real) */
 	SIS_FC_DEPTH_HIST,
 	SIS_FC_AGE_HIST = SIS_FC_DEPTH_HIST + SISSCAN_COUNT_HIST,
 	SIS_FC_STRIDE = SIS_FC_AGE_HIST + SISSCAN_TIME_HIST,
