@@ -693,6 +693,7 @@ struct audit_walk {
 	__u32 first, n;
 	int target;
 	bool has_idle_core;			/* as SIS began */
+	bool real_applied;			/* the kernel filters by its mask now */
 	__u8 v4_scan;				/* enum v4_scan */
 	__u32 unoccupied_count, cpus;
 	__u64 allowed, unoccupied;		/* by LLC position, first 64 */
@@ -764,13 +765,7 @@ static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
 			return state->occupied;
 		return truth;
 	default:
-		/* Every port scans the whole LLC when it has an idle core. */
-		if (walk->has_idle_core)
-			return true;
-		/* A port's sched feature off: the kernel scans the LLC unfiltered. */
-		if (!sched_feature_on(real_mask_feature))
-			return true;
-		return real_mask_passes(walk->shared, cpu);
+		return !walk->real_applied || real_mask_passes(walk->shared, cpu);
 	}
 }
 
@@ -978,6 +973,13 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	if (real_mask != SIS_REAL_NONE) {
 		rq = cpu_rq_of(target);
 		walk->shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
+		/*
+		 * Once per wakeup, not per CPU: every port scans the whole LLC
+		 * when it has an idle core, and unfiltered when its sched
+		 * feature is off.
+		 */
+		walk->real_applied = !facts->has_idle_core &&
+				     sched_feature_on(real_mask_feature);
 	}
 	actx.walk = walk;
 	count_walk_steps(bpf_loop(walk->n, audit_cpu, &actx, 0));
@@ -1003,8 +1005,9 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 		counter_add_if(walk->bank, &counters, base + SIS_FC_FN, walk->fn[f]);
 		if (walk->unoccupied_count && !walk->pass_and_free[f])
 			counter_add_if(walk->bank, &counters, base + SIS_FC_HID_ALL, 1);
-		counter_add_if(walk->bank, &counters, base + SIS_FC_DISAGREE_REAL,
-			       walk->disagree_real[f]);
+		if (auditing(SIS_FILTER_REAL))
+			counter_add_if(walk->bank, &counters, base + SIS_FC_DISAGREE_REAL,
+				       walk->disagree_real[f]);
 		if (domain_search && walk->n <= 64)
 			count_value(walk->bank, base + SIS_FC_DEPTH_HIST, dw.depth[f]);
 	}
