@@ -181,6 +181,15 @@ wait_bpf_state() {
 }
 
 # ---------------------------------------------------------------- workloads
+# fast_scans / restore_scans: NUMA scan passes every 100-200 ms (the
+# period's maximum at 200 ms, in debugfs or the older sysctl), and back.
+fast_scans() {
+    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
+    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
+    period_max=$(cat "$nb" 2>/dev/null)
+    [ -n "$period_max" ] && echo 200 >"$nb"
+}
+restore_scans() { [ -n "$period_max" ] && echo "$period_max" >"$nb"; }
 LOAD_PIDS=""
 start_load() {  # start_load TOOL
     case "$1" in
@@ -205,12 +214,17 @@ start_load() {  # start_load TOOL
             ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         numascan)
-            # One memtouch for the whole run, as long as the tool may take:
-            # numascan's fentry attach takes 17-18 s on 6.1 under TCG, and
-            # a memtouch of DUR + 20 s ended inside the tool's 3 s window
-            # twice; its successor was still allocating, with no NUMA scan
-            # yet, so the window saw no hint fault at all (even the tool's
-            # own /proc/vmstat delta was 0).
+            # One memtouch for the whole run, with NUMA scan periods kept
+            # short. numascan's fentry attach takes 17-18 s on 6.1 under
+            # TCG, and a task whose hint faults stay local backs its scan
+            # period off towards scan_period_max (60 s by default): its
+            # scans fell inside the attach and none inside the tool's 3 s
+            # window, which saw no fault at all while the kernel counted
+            # 501334 hint faults over the 20 s run (a clean run, d3, and a
+            # CI run after a first fix that wrongly blamed memtouch's
+            # restarts). The ground-truth checks start a fresh memtouch
+            # after the attach, at the minimum period, so never saw it.
+            fast_scans
             ( while :; do "$WL/memtouch" -t 4 -m 256 -s $((TOOL_TIMEOUT + 10)) >/dev/null 2>&1 || exit; done ) &
             LOAD_PIDS="$LOAD_PIDS $!" ;;
         *)
@@ -219,6 +233,7 @@ start_load() {  # start_load TOOL
     esac
 }
 stop_load() {
+    [ "$1" = numascan ] && restore_scans
     [ -n "$LOAD_PIDS" ] && kill $LOAD_PIDS 2>/dev/null
     # the loops' current children (this guest runs nothing else)
     for p in pingpong spinner memtouch wakeloop numaremote ownvmas; do
@@ -271,7 +286,7 @@ run_tool() {
     rc=$?
     t1=$(now)
     kstat_snap "$W/kstat.after"
-    stop_load
+    stop_load "$tool"
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 
     why=""
@@ -1278,15 +1293,6 @@ numascan_remote() {
         notok "$desc # $verdict; rows: $(echo "$names" | tr '\n' ' ' | head -c 600)"
     fi
 }
-# fast_scans / restore_scans: NUMA scan passes every 100-200 ms (the
-# period's maximum at 200 ms, in debugfs or the older sysctl), and back.
-fast_scans() {
-    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
-    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
-    period_max=$(cat "$nb" 2>/dev/null)
-    [ -n "$period_max" ] && echo 200 >"$nb"
-}
-restore_scans() { [ -n "$period_max" ] && echo "$period_max" >"$nb"; }
 # numascan_ownvmas MODE: ownvmas' thread 0 keeps writing its own 16 MB
 # buffer for 10 s; thread 1 writes its own once, then sleeps (scan passes
 # every 100-200 ms). Only thread 0 runs, so only it runs task_numa_work()
