@@ -237,6 +237,18 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan, spinners: the overloaded model.s scan depth on the unfiltered kernel' \
             'sisscan, hackbench: the overloaded model.s scan depth on the unfiltered kernel' \
             'sisscan --filter real, SIS_FILTER on: the kernel hides'
+    elif [[ $label == *-sisfilter-v4 ]]; then
+        expect_named "$label" "$log" "SIS_FILTER_V4 check" \
+            'patched kernel: SIS_FILTER_V4 in ' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, spinners: the model' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, pingpong: the model' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, hackbench: the model' \
+            'sisscan --filter real, SIS_FILTER_V4 off, (spinners|pingpong|hackbench): ' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, spinners: at the same wakeups' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, pingpong: at the same wakeups' \
+            'sisscan --filter unoccupied,real, SIS_FILTER_V4 on, hackbench: at the same wakeups' \
+            'sisscan, hackbench: the unoccupied model.s scan depth on the unfiltered kernel' \
+            'sisscan --filter real, SIS_FILTER_V4 on: the kernel.s mask never holds the busy CPUs 0-2'
     elif [ "$label" != "$kver" ]; then
         expect_named "$label" "$log" "SMT check" \
             'sisscan --mode (fentry|kprobe): SMT, an idle core' \
@@ -351,6 +363,10 @@ if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}${VM_KERNELS:-}" ] && [ "${VM_
         ln -sfn "$pcache/$plabel" "$kcache/$plabel"
         unset VM_CPU
         run_one 6.1 "$plabel" "$plabel" "" SCHEDSCAN_FILTER_REAL=1
+        # v4's mask is kept by SMT-level load balancing: the SMT layout
+        export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
+        run_one 6.1 "$plabel" "$plabel-v4" "8,sockets=2,cores=2,threads=2" SCHEDSCAN_FILTER_REAL_V4=1
+        unset VM_CPU
     else
         tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"
     fi

@@ -132,31 +132,44 @@ void audit_metrics_build(struct audit_metrics *m, unsigned int filters,
 }
 
 /*
- * The real mask of a patched kernel, by the member the patch adds, and
- * the sched feature that switches it on in schedscan's test ports
- * (tests/vm/patches/): -1 when the kernel has none (the mask as posted,
- * always on).
+ * The real masks of a patched kernel, by the members the patches add,
+ * and the sched features that switch them on in schedscan's test ports
+ * (tests/vm/patches/; -1 when the kernel has none: the mask as posted,
+ * always on). Returns false when the kernel has no mask at all.
  */
-static enum sis_real_mask find_real_mask(int *offset, int *feature)
+static bool find_real_masks(struct sisscan_bpf *obj)
 {
 	static const struct {
 		const char *member, *feature;
-		enum sis_real_mask kind;
-	} masks[] = {
-		{ "idle_cpus", "__SCHED_FEAT_SIS_FILTER_V4", SIS_REAL_IDLE_CPUS },	/* v4 */
-		{ "overloaded_cpus", "__SCHED_FEAT_SIS_FILTER", SIS_REAL_OVERLOADED_CPUS }, /* draft */
-		{ "overloaded", "__SCHED_FEAT_SIS_FILTER", SIS_REAL_OVERLOADED },	/* seed 001 */
+	} overloaded[] = {
+		{ "overloaded_cpus", "__SCHED_FEAT_SIS_FILTER" },	/* draft */
+		{ "overloaded", "__SCHED_FEAT_SIS_FILTER" },		/* seed 001 */
 	};
-	long long bit;
+	long long value;
+	int offset;
 
-	for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
-		*offset = kernel_struct_member_offset("sched_domain_shared", masks[i].member);
-		if (*offset < 0)
-			continue;
-		*feature = kernel_enum_value(masks[i].feature, &bit) ? -1 : (int)bit;
-		return masks[i].kind;
+	offset = kernel_struct_member_offset("sched_domain_shared", "idle_cpus");	/* v4 */
+	if (offset >= 0) {
+		obj->rodata->real_idle_offset = offset;
+		obj->rodata->real_idle_feature =
+			kernel_enum_value("__SCHED_FEAT_SIS_FILTER_V4", &value) ? -1 : (int)value;
+		/* sd_is_busy makes SIS return target unscanned: read by name. */
+		offset = kernel_struct_member_offset("sched_domain_shared", "state");
+		if (offset >= 0 && !kernel_enum_value("sd_is_busy", &value)) {
+			obj->rodata->real_state_offset = offset;
+			obj->rodata->real_busy_value = (__u32)value;
+		}
 	}
-	return SIS_REAL_NONE;
+	for (unsigned int i = 0; i < ARRAY_SIZE(overloaded); i++) {
+		offset = kernel_struct_member_offset("sched_domain_shared", overloaded[i].member);
+		if (offset < 0)
+			continue;
+		obj->rodata->real_over_offset = offset;
+		obj->rodata->real_over_feature =
+			kernel_enum_value(overloaded[i].feature, &value) ? -1 : (int)value;
+		break;
+	}
+	return obj->rodata->real_idle_offset >= 0 || obj->rodata->real_over_offset >= 0;
 }
 
 int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
@@ -172,12 +185,7 @@ int audit_setup(struct sisscan_bpf *obj, unsigned int filters, double delay_ms,
 	obj->rodata->audit_delay_ns = (__u64)(delay_ms * 1e6);
 	obj->rodata->emit_events = events;
 	if (filters & (1U << SIS_FILTER_REAL)) {
-		int offset = -1, feature = -1;
-
-		obj->rodata->real_mask = find_real_mask(&offset, &feature);
-		obj->rodata->real_mask_offset = offset;
-		obj->rodata->real_mask_feature = feature;
-		if (obj->rodata->real_mask == SIS_REAL_NONE)
+		if (!find_real_masks(obj))
 			return errmsg(err, errlen,
 				      "--filter real: this kernel's struct sched_domain_shared has no SIS filter mask "
 				      "(idle_cpus, overloaded_cpus or overloaded): the SIS filter patches are not applied");

@@ -52,12 +52,18 @@ static __always_inline int sis_util_limit(int cpu)
 	return sched_feature_on(sis_util_feature) ? llc_nr_idle_scan(cpu) : -1;
 }
 
-/* sd_llc_shared(cpu)->has_idle_cores (v4 folds it into ->state). */
-static __always_inline bool llc_has_idle_cores(int cpu)
+static __always_inline struct sched_domain_shared *llc_shared(int cpu)
 {
 	struct rq *rq = cpu_rq_of(cpu);
 	struct sched_domain *llc = rq ? rq_llc_domain(rq) : NULL;
-	struct sched_domain_shared *shared = llc ? BPF_CORE_READ(llc, shared) : NULL;
+
+	return llc ? BPF_CORE_READ(llc, shared) : NULL;
+}
+
+/* sd_llc_shared(cpu)->has_idle_cores (v4 folds it into ->state). */
+static __always_inline bool llc_has_idle_cores(int cpu)
+{
+	struct sched_domain_shared *shared = llc_shared(cpu);
 
 	if (!shared || !bpf_core_field_exists(shared->has_idle_cores))
 		return false;
@@ -319,10 +325,20 @@ __noinline int check_placement(__u64 task, int chosen, int target,
 const volatile __u32 audit_filters;	/* bit f: enum sis_filter f audited */
 const volatile __u64 audit_delay_ns;	/* SIS_FILTER_DELAYED's lag */
 const volatile __u64 tick_function;	/* the tick's hrtimer callback */
-const volatile __u32 real_mask;		/* enum sis_real_mask */
-const volatile __u32 real_mask_offset;	/* of the mask in sched_domain_shared */
-/* The sched feature that switches the real mask on (a test port's), or -1. */
-const volatile __s32 real_mask_feature = -1;
+/*
+ * The real masks of a patched kernel (--filter real): v4's idle_cpus
+ * (set = scanned) and the draft's or seed 001's overloaded mask (set =
+ * skipped), by their offsets in sched_domain_shared (-1: absent), each
+ * with the sched feature that switches it on in schedscan's test ports
+ * (-1: none, the mask as posted, always on). A kernel may carry both;
+ * at each wakeup the one whose feature is on is audited, v4 first.
+ */
+const volatile __s32 real_idle_offset = -1;
+const volatile __s32 real_idle_feature = -1;
+const volatile __s32 real_state_offset = -1;	/* v4: the LLC's enum sd_state */
+const volatile __u32 real_busy_value;		/* its sd_is_busy */
+const volatile __s32 real_over_offset = -1;
+const volatile __s32 real_over_feature = -1;
 const volatile bool emit_events;
 
 struct cpu_filter_state {
@@ -693,7 +709,9 @@ struct audit_walk {
 	__u32 first, n;
 	int target;
 	bool has_idle_core;			/* as SIS began */
-	bool real_applied;			/* the kernel filters by its mask now */
+	__u8 real_kind;				/* enum sis_real_mask applied now */
+	bool real_hides_all;			/* v4: the LLC is sd_is_busy */
+	__s32 real_offset;			/* of that mask in sched_domain_shared */
 	__u8 v4_scan;				/* enum v4_scan */
 	__u32 unoccupied_count, cpus;
 	__u64 allowed, unoccupied;		/* by LLC position, first 64 */
@@ -714,19 +732,52 @@ struct {
 	__type(value, struct audit_walk);
 } audit_walks SEC(".maps");
 
-static __always_inline bool real_mask_passes(struct sched_domain_shared *shared,
-					     int cpu)
+/* v4's sd_is_busy in the LLC's real state: SIS returns target unscanned. */
+static __always_inline bool real_llc_busy(int cpu)
+{
+	struct sched_domain_shared *shared;
+	int state = 0;
+
+	if (real_state_offset < 0 || !(shared = llc_shared(cpu)))
+		return false;
+	bpf_probe_read_kernel(&state, sizeof(state), (void *)shared + real_state_offset);
+	return (__u32)state == real_busy_value;
+}
+
+/*
+ * The real mask the kernel applies at this wakeup: SIS_REAL_NONE when
+ * the LLC has an idle core (every port scans the whole LLC then) or no
+ * port's feature is on.
+ */
+static __always_inline __u8 real_mask_applied(bool has_idle_core, __s32 *offset)
+{
+	if (has_idle_core)
+		return SIS_REAL_NONE;
+	if (real_idle_offset >= 0 && sched_feature_on(real_idle_feature)) {
+		*offset = real_idle_offset;
+		return SIS_REAL_IDLE_CPUS;
+	}
+	if (real_over_offset >= 0 && sched_feature_on(real_over_feature)) {
+		*offset = real_over_offset;
+		return SIS_REAL_OVERLOADED_CPUS;
+	}
+	return SIS_REAL_NONE;
+}
+
+static __always_inline bool real_mask_passes(const struct audit_walk *walk, int cpu)
 {
 	__u64 word = 0;
 
-	if (!shared)
+	if (walk->real_kind == SIS_REAL_NONE || !walk->shared)
 		return true;
-	/* The patch's flexible array, at the offset the kernel's BTF gives. */
+	if (walk->real_hides_all)
+		return false;
+	/* The patch's array, at the offset the kernel's BTF gives. */
 	bpf_probe_read_kernel(&word, sizeof(word),
-			      (void *)shared + real_mask_offset +
+			      (void *)walk->shared + walk->real_offset +
 			      ((__u32)cpu / 64) * sizeof(word));
 	word = (word >> ((__u32)cpu % 64)) & 1;
-	return real_mask == SIS_REAL_IDLE_CPUS ? word : !word;
+	return walk->real_kind == SIS_REAL_IDLE_CPUS ? word : !word;
 }
 
 /* What v4's select_idle_cpu() scans at this wakeup. */
@@ -765,7 +816,7 @@ static __always_inline bool filter_passes(unsigned int f, int cpu, bool truth,
 			return state->occupied;
 		return truth;
 	default:
-		return !walk->real_applied || real_mask_passes(walk->shared, cpu);
+		return real_mask_passes(walk, cpu);
 	}
 }
 
@@ -970,16 +1021,14 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	}
 	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 		walk->best[f] = ~0U;
-	if (real_mask != SIS_REAL_NONE) {
+	if (real_idle_offset >= 0 || real_over_offset >= 0) {
 		rq = cpu_rq_of(target);
 		walk->shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
-		/*
-		 * Once per wakeup, not per CPU: every port scans the whole LLC
-		 * when it has an idle core, and unfiltered when its sched
-		 * feature is off.
-		 */
-		walk->real_applied = !facts->has_idle_core &&
-				     sched_feature_on(real_mask_feature);
+		/* Once per wakeup, not per CPU. */
+		walk->real_kind = real_mask_applied(facts->has_idle_core, &walk->real_offset);
+		/* v4's bail-out sits in SIS's sched_smt_active() block, as the model's. */
+		walk->real_hides_all = walk->real_kind == SIS_REAL_IDLE_CPUS &&
+				       (decode_flags & SIS_DECODE_SMT) && facts->real_llc_busy;
 	}
 	actx.walk = walk;
 	count_walk_steps(bpf_loop(walk->n, audit_cpu, &actx, 0));
@@ -1080,6 +1129,7 @@ struct select_state {
 	 */
 	int nr_idle_scan;
 	bool has_idle_core;
+	bool real_llc_busy;	/* v4's LLC state, read with has_idle_cores */
 	bool target_seen;
 };
 
@@ -1104,6 +1154,7 @@ static __always_inline int select_enter(struct task_struct *wakee, int prev_cpu,
 	state->wakee = wakee;
 	state->nr_idle_scan = -1;
 	state->has_idle_core = false;
+	state->real_llc_busy = false;
 	state->target_seen = false;
 	state->active = 1;
 	state->start_ns = bpf_ktime_get_ns();
@@ -1127,6 +1178,7 @@ static __always_inline int idle_probe_seen(int cpu, int idle)
 		state->nr_idle_scan = sis_util_limit(state->decoder.target);
 		state->has_idle_core = (decode_flags & SIS_DECODE_SMT) &&
 				       llc_has_idle_cores(state->decoder.target);
+		state->real_llc_busy = real_llc_busy(state->decoder.target);
 	}
 	return 0;
 }
@@ -1269,6 +1321,7 @@ static __always_inline int select_exit(int chosen)
 	facts.depth = dec->domain_probes;
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = state->has_idle_core;
+	facts.real_llc_busy = state->real_llc_busy;
 	facts.nr_idle_scan = nr_idle_scan;
 	facts.bank = counts.bank;
 	audit_placement((__u64)state->wakee, pack_cpus(dec->waker, dec->prev),
@@ -1575,6 +1628,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 	facts.depth = depth;
 	facts.domain_search = counts.domain_search;
 	facts.has_idle_core = (decode_flags & SIS_DECODE_SMT) && llc_has_idle_cores(counts.target);
+	facts.real_llc_busy = real_llc_busy(counts.target);
 	facts.nr_idle_scan = sis_util_limit(counts.target);
 	facts.bank = counts.bank;
 	audit_placement(task, pack_cpus(wakeup->waker, wakeup->prev),

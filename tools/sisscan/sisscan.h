@@ -31,10 +31,9 @@ enum sis_filter {
 
 /* How the real mask in struct sched_domain_shared reads. */
 enum sis_real_mask {
-	SIS_REAL_NONE,
-	SIS_REAL_IDLE_CPUS,		/* v4 idle_cpus[]: set = scanned */
-	SIS_REAL_OVERLOADED_CPUS,	/* draft overloaded_cpus[]: set = skipped */
-	SIS_REAL_OVERLOADED,		/* seed 001 overloaded[]: set = skipped */
+	SIS_REAL_NONE,			/* none applied: every CPU passes */
+	SIS_REAL_IDLE_CPUS,		/* v4 idle_cpus: set = scanned */
+	SIS_REAL_OVERLOADED_CPUS,	/* draft overloaded_cpus[], seed 001 overloaded[]: set = skipped */
 };
 
 /* Counter slots of one audited filter, from SISSCAN_FILTER_BASE + f * stride. */
@@ -169,6 +168,7 @@ struct audit_facts {
 	__u32 has_idle_core;	/* sd_llc_shared(target)->has_idle_cores as SIS began */
 	__s32 nr_idle_scan;	/* SIS_UTIL's limit as SIS began; -1: no limit */
 	__u32 bank;		/* the bank this wakeup counts in, 0: none (counting()) */
+	__u32 real_llc_busy;	/* v4 port: the LLC's state sd_is_busy as SIS began */
 };	/* no padding: the 6.1 verifier wants every byte a global function reads written */
 
 #endif
