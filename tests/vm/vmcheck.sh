@@ -349,7 +349,7 @@ if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}${VM_KERNELS:-}" ] && [ "${VM_
         >"$out/build-patched-kernel.log" 2>"$out/build-patched-kernel.err" &
     pbuild=$!
     # not left building if vmcheck is stopped
-    trap 'pkill -P "$pbuild" 2>/dev/null; kill "$pbuild" 2>/dev/null' EXIT
+    trap 'pkill -P "$pbuild" 2>/dev/null || :; kill "$pbuild" 2>/dev/null || :' EXIT
 fi
 
 while read -r series kver; do
