@@ -2317,10 +2317,10 @@ hist_sum() {  # hist_sum SUMMARY NAME -> "SUM COUNT" of a --linear count histogr
 hist_mean100() {  # hist_mean100 SUMMARY NAME -> 100 x its mean ("" if empty)
     hist_sum "$1" "$2" | awk '$2 > 0 { printf "%d\n", 100 * $1 / $2 }'
 }
-# RF_FEATURE, RF_MODEL: the port's sched feature and the model it is held
-# against (SIS_FILTER and overloaded, SIS_FILTER_V4 and unoccupied).
-RF_FEATURE=SIS_FILTER RF_MODEL=overloaded
-real_filter_run() {  # real_filter_run TAG FEATURE($RF_FEATURE|NO_$RF_FEATURE) SPIN_CPUS CMD [SISSCAN ARGS]
+# F, M (set by sis_filter_real_checks): the port's sched feature and the
+# model it is held against (SIS_FILTER and overloaded, SIS_FILTER_V4 and
+# unoccupied).
+real_filter_run() {  # real_filter_run TAG FEATURE($F|NO_$F) SPIN_CPUS CMD [SISSCAN ARGS]
     rf_tag=$1 rf_feature=$2 rf_spin=$3 rf_cmd=$4
     shift 4
     echo NO_SIS_UTIL >"$FEATURES"
@@ -2340,20 +2340,19 @@ real_filter_run() {  # real_filter_run TAG FEATURE($RF_FEATURE|NO_$RF_FEATURE) S
         LOAD_PIDS="$LOAD_PIDS $!"
     done
     sisscan_around "$W/real.$rf_tag.$rf_feature.json" "$W/real.err" "$rf_cmd" \
-        --mode fentry --linear --filter "$RF_MODEL,real" "$@"
+        --mode fentry --linear --filter "$M,real" "$@"
     stop_load
-    echo "NO_$RF_FEATURE" >"$FEATURES"
+    echo "NO_$F" >"$FEATURES"
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$W/real.$rf_tag.$rf_feature.json")
-    note "  $rf_tag $rf_feature: $(for m in audits audit_cpus sis_search sis_domain_search sis_scan_skipped sis_undecoded filter_${RF_MODEL}_fp filter_${RF_MODEL}_fn filter_real_fp filter_real_fn filter_${RF_MODEL}_disagree_real filter_${RF_MODEL}_agree_real_pct filter_${RF_MODEL}_balances filter_${RF_MODEL}_updates; do printf '%s=%s ' $m "$(json_metric "$summary" $m)"; done)depth x100: scan_depth=$(hist_mean100 "$summary" scan_depth) model=$(hist_mean100 "$summary" filter_${RF_MODEL}_scan_depth) real=$(hist_mean100 "$summary" filter_real_scan_depth)"
+    note "  $rf_tag $rf_feature: $(for m in audits audit_cpus sis_search sis_domain_search sis_scan_skipped sis_undecoded filter_${M}_fp filter_${M}_fn filter_real_fp filter_real_fn filter_${M}_disagree_real filter_${M}_agree_real_pct filter_${M}_balances filter_${M}_updates; do printf '%s=%s ' $m "$(json_metric "$summary" $m)"; done)depth x100: scan_depth=$(hist_mean100 "$summary" scan_depth) model=$(hist_mean100 "$summary" filter_${M}_scan_depth) real=$(hist_mean100 "$summary" filter_real_scan_depth)"
 }
 mean100() {  # mean100 SUM COUNT -> 100 x SUM / COUNT, 0 when COUNT is 0
     if [ "${2:-0}" -gt 0 ]; then echo $(( 100 * $1 / $2 )); else echo 0; fi; }
 fmt100() {  # fmt100 X -> X / 100 with two decimals
     printf '%d.%02d' $(( $1 / 100 )) $(( $1 % 100 )); }
 sis_filter_real_checks() {  # sis_filter_real_checks FEATURE MODEL
-    RF_FEATURE=$1 RF_MODEL=$2
-    F=$RF_FEATURE M=$RF_MODEL
+    F=$1 M=$2
     KIND=environment
     if ! grep -qw "$F" "$FEATURES" 2>/dev/null && ! grep -qw "NO_$F" "$FEATURES" 2>/dev/null; then
         notok "patched kernel: $F in $FEATURES # not there: $(head -c 300 "$FEATURES" 2>&1)"

@@ -357,6 +357,9 @@ while read -r series kver; do
     run_one "$series" "$kver"
 done < "$kcache/selected"
 
+# Two threads per core: the SMT boots and the v4 filter's boot.
+SMT_SMP=8,sockets=2,cores=2,threads=2
+
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
 # 6.1 shows the guest no SMT siblings with -cpu max (each CPU its own core);
 # with an Intel model's topology leaves it does, and so does 6.12.
@@ -364,7 +367,7 @@ if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ];
     export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
     while read -r series kver; do
         [ -n "$kver" ] || continue
-        run_one "$series" "$kver" "$kver-smt" "8,sockets=2,cores=2,threads=2" SCHEDSCAN_SMT=1
+        run_one "$series" "$kver" "$kver-smt" "$SMT_SMP" SCHEDSCAN_SMT=1
     done < "$kcache/selected"
 fi
 
@@ -381,7 +384,7 @@ if [ "$SIS_FILTER_BOOT" = 1 ]; then
         run_one 6.1 "$plabel" "$plabel" "" SCHEDSCAN_FILTER_REAL=1
         # v4's mask is kept by SMT-level load balancing: the SMT layout
         export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
-        run_one 6.1 "$plabel" "$plabel-v4" "8,sockets=2,cores=2,threads=2" SCHEDSCAN_FILTER_REAL_V4=1
+        run_one 6.1 "$plabel" "$plabel-v4" "$SMT_SMP" SCHEDSCAN_FILTER_REAL_V4=1
         unset VM_CPU
     else
         tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"

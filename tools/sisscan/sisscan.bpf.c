@@ -993,7 +993,6 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	struct audit_ctx actx;
 	bool domain_search;
 	__u32 zero = 0, *busy;
-	struct rq *rq;
 
 	if (!audit_filters || !facts || target < 0 || llc_of(target) < 0)
 		return 0;
@@ -1022,8 +1021,7 @@ __noinline int audit_placement(__u64 task, __u64 waker_prev, int target,
 	for (unsigned int f = 0; f < SIS_NR_FILTERS; f++)
 		walk->best[f] = ~0U;
 	if (real_idle_offset >= 0 || real_over_offset >= 0) {
-		rq = cpu_rq_of(target);
-		walk->shared = rq ? BPF_CORE_READ(rq_llc_domain(rq), shared) : NULL;
+		walk->shared = llc_shared(target);
 		/* Once per wakeup, not per CPU. */
 		walk->real_kind = real_mask_applied(facts->has_idle_core, &walk->real_offset);
 		/* v4's bail-out sits in SIS's sched_smt_active() block, as the model's. */
