@@ -71,6 +71,26 @@ for suite in "$@"; do
 			fi
 			run_test unit "$(basename "$t")" "$UNIT_TIMEOUT" "$t"
 		done
+		# Every shell script parses with the shell that runs it: the
+		# guest's scripts with busybox sh (an apostrophe in a comment of a
+		# quoted awk program once cost a whole CI run), the rest with bash.
+		parsed=0 unparsed=""
+		for f in $(find tests bench scripts -name '*.sh' | sort); do
+			case $(head -n 1 "$f") in
+			'#!/bin/sh') sh_cmd="busybox sh" ;;
+			*) sh_cmd=bash ;;
+			esac
+			if err=$($sh_cmd -n "$f" 2>&1); then
+				parsed=$((parsed + 1))
+			else
+				unparsed="$unparsed $f ($sh_cmd -n: ${err:0:200})"
+			fi
+		done
+		if [ -z "$unparsed" ] && [ "$parsed" -gt 0 ]; then
+			record "ok - unit/shell-syntax: $parsed scripts parse (busybox sh -n for the guest's, bash -n for the rest)"
+		else
+			record "not ok - unit/shell-syntax: $parsed scripts parse, these do not:${unparsed:- none found}"
+		fi
 		;;
 	live | robustness)
 		# live: the tools on this kernel against its own counters;

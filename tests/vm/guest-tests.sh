@@ -570,9 +570,17 @@ bracket_judge() {
                 busy *= rate
                 delta = a["nr_cpus"] * (b["realtime_before"] - a["realtime_after"]) * 1e9 - busy
                 delta_high = a["nr_cpus"] * (b["realtime_after"] - a["realtime_before"]) * 1e9 - busy
-                # the __schedule() time of each switch counts as busy there, as
-                # idle in the tool (seen 0.03% with the spinners): 0.1%
-                delta_high += delta_high / 1000
+                # Time the kernel counts busy and the tool idle: a wakeup
+                # onto an idle CPU sets need_resched on the idle task, which
+                # is on_rq, so check_preempt_curr() (wakeup_preempt() on
+                # 6.12) skips the clock update of the next __schedule(), and
+                # sched_info_arrive() dates the arrival at the clock of the
+                # enqueue; leaving idle (IPI, halt exit: long under TCG) counts
+                # busy there, idle in the tool, as does each __schedule().
+                # Measured: the low bound 33-110 ms (0.07-0.22%) above the
+                # low end of the kernel over 12 runs, once past the 0.1% allowed
+                # until then (CI, 6.12): 0.5%, part of the width.
+                delta_high += delta_high * 5 / 1000
             } else {
                 if (!(counter in a) || !(counter in b)) { print "fail: no kernel counter " counter; exit }
                 delta = b[counter] - a[counter]; delta_high = delta
