@@ -759,13 +759,14 @@ SCALING_NOTE = """## Why the targets are missed, and what would fix it
   programs (the migration-cause classifier) into smaller ones, or load them
   lazily for the options that use them.
 - **Peak RSS.** The peak comes from the load: libbpf parses the kernel's 5.5 MB
-  BTF for the CO-RE relocations and the attach targets. After it, sisscan and
-  numascan hold 4 MiB (VmRSS), idlebal 15 MiB (12 MiB anonymous, not yet
-  attributed).
-  Freeing the tools' own parse of it (lib/probe.c) before the load changed
-  nothing (VmHWM 20.9 MiB either way): the peak is libbpf's. What would fix it:
-  a minimised BTF (`bpftool gen min_core_btf`) for the relocations, and
-  attach targets resolved from it.
+  BTF for the CO-RE relocations and the attach targets, and holds the file's
+  bytes twice while it parses (11 MiB at the peak, valgrind massif). After the
+  load, sisscan and numascan hold 4 MiB (VmRSS), idlebal 15 MiB (12 MiB
+  anonymous, not yet attributed). The tools' own parse (lib/probe.c) is freed
+  before libbpf's begins: the attach targets used to be set while it was still
+  held, three copies at once (peak 20.7 MiB, now 15.0 MiB for each tool on
+  this host). What would fix the rest: a minimised BTF (`bpftool gen
+  min_core_btf`) for the relocations, and attach targets resolved from it.
 - **numascan's BPF memory.** Its per-VMA and per-process tables are preallocated
   hash maps sized for large hosts (their `max_entries`); preallocation charges
   the whole size up front. What would fix it: `BPF_F_NO_PREALLOC` for the

@@ -240,7 +240,6 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 		desc = &flavours[hook->flavour];
 		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
 			struct bpf_program *prog;
-			int ret;
 
 			if (!desc->suffix[i])
 				continue;
@@ -250,16 +249,28 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 			hook->progs[i] = prog;
 			hook->is_return[i] = desc->is_return[i];
 			bpf_program__set_autoload(prog, true);
-			if (hook->flavour != FLAVOUR_FENTRY &&
-			    hook->flavour != FLAVOUR_TP_BTF)
+		}
+	}
+	return 0;
+}
+
+int hooks_set_targets(struct hook *hooks, int nr_hooks, char *err, size_t errlen)
+{
+	for (int h = 0; h < nr_hooks; h++) {
+		struct hook *hook = &hooks[h];
+
+		if (hook->flavour != FLAVOUR_FENTRY && hook->flavour != FLAVOUR_TP_BTF)
+			continue;
+		for (int i = 0; i < HOOK_MAX_PROGS; i++) {
+			int ret;
+
+			if (!hook->progs[i])
 				continue;
-			ret = bpf_program__set_attach_target(prog, 0,
-							     hook->target);
+			ret = bpf_program__set_attach_target(hook->progs[i], 0, hook->target);
 			if (ret)
-				return errmsg(err, errlen,
-					      "cannot target %s at %s: %s",
-					      bpf_program__name(prog),
-					      hook->target, strerror(-ret));
+				return errmsg(err, errlen, "cannot target %s at %s: %s",
+					      bpf_program__name(hook->progs[i]), hook->target,
+					      strerror(-ret));
 		}
 	}
 	return 0;

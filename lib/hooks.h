@@ -90,6 +90,12 @@ const char *flavour_tier(enum flavour flavour);
 int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 		  int nr_hooks, const struct common_opts *opts,
 		  struct hook *hooks, char *err, size_t errlen);
+/*
+ * Points the fentry and tp_btf programs at their targets, right before
+ * the load: libbpf parses the kernel's BTF for it and keeps it until the
+ * load ends.
+ */
+int hooks_set_targets(struct hook *hooks, int nr_hooks, char *err, size_t errlen);
 int hooks_attach(struct hook *hooks, int nr_hooks, char *err, size_t errlen);
 void hooks_detach(struct hook *hooks, int nr_hooks);
 /* Detaches one hook early (a set-up helper such as the runqueue learner). */

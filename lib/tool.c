@@ -280,6 +280,17 @@ int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 {
 	int ret;
 
+	char err[512];
+
+	/*
+	 * libbpf parses the kernel's BTF again for the targets and the load:
+	 * the probes' copy goes first (their choices are made), or the peak
+	 * holds both (5.5 MB of raw BTF each on 6.18; a later probe parses
+	 * it anew).
+	 */
+	probe_release();
+	if (hooks_set_targets(t->hooks, t->desc.nr_hooks, err, sizeof(err)))
+		return fail(t, "%s", err);
 	verifier_stats(*skeleton->obj, false);
 	if (bpf_object__load_skeleton(skeleton))
 		return fail(t, "loading the BPF programs failed: %s (run with -v for the whole verifier log)",

@@ -2186,7 +2186,7 @@ v4_counts() {  # sets vfp vfn vupd audits from $summary
 prev_skipped_answer() {
     [ "$rc" = 0 ] && [ -n "$slept1" ] && [ -n "$landed2" ] && [ -n "$depth2" ] &&
         [ $(( ${hit:-0} * 10 )) -ge $(( slept1 * 9 )) ] && [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] &&
-        within "$depth2" "$landed2"
+        within "$depth2" "$(( landed2 - ${slept2:-0} ))"
 }
 sis_smt_checks() {
     KIND="known answer"
@@ -2270,8 +2270,12 @@ sis_smt_checks() {
         hit=$(json_metric "$summary" sis_domain_hit)
         depth2=$(hist_slot "$summary" scan_depth 2)
         slept1=$(wl_count "$wl" slept 1); landed2=$(wl_count "$wl" landed 2)
+        # A wakee that slept on idle CPU 2 (the sleeper did not get back
+        # to 1 in time) lands there on the fast path (prev idle), with no
+        # scan: those landings are not depth 2 (seen 15 of 400 once).
+        slept2=$(wl_count "$wl" slept 2)
         scenario_verdict "sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2" \
-            "depth 2: '$depth2' of '$search' searches, domain_hit '$hit'; slept on 1: '$slept1', landed on CPU 2: '$landed2' of $n" \
+            "depth 2: '$depth2' of '$search' searches, domain_hit '$hit'; slept on 1: '$slept1', on 2: '${slept2:-0}'; landed on CPU 2: '$landed2' of $n, less those that slept there: '$(( landed2 - ${slept2:-0} ))'" \
             prev_skipped_answer
     done
     taskset -p -c 0-7 $$ >/dev/null
