@@ -764,8 +764,9 @@ SCALING_NOTE = """## Why the targets are missed, and what would fix it
   load, sisscan and numascan hold 4 MiB (VmRSS), idlebal 15 MiB (12 MiB
   anonymous, not yet attributed). The tools' own parse (lib/probe.c) is freed
   before libbpf's begins: the attach targets used to be set while it was still
-  held, three copies at once (peak 20.7 MiB, now 15.0 MiB for each tool on
-  this host). What would fix the rest: a minimised BTF (`bpftool gen
+  held, three copies at once (`/usr/bin/time`, 1 s on an idle host: 20.7 MiB
+  before, 15.0 MiB after; the table above, under load: 20.3-20.5 before, 17.5
+  after). What would fix the rest: a minimised BTF (`bpftool gen
   min_core_btf`) for the relocations, and attach targets resolved from it.
 - **numascan's BPF memory.** Its per-VMA and per-process tables are preallocated
   hash maps sized for large hosts (their `max_entries`); preallocation charges
