@@ -406,21 +406,25 @@ load_idlebal() {
     # pinned spinners on both nodes (two on CPU 0: the root domain stays
     # overloaded, so every CPU that goes idle runs newidle passes, and
     # balancing meets tasks it may not move), short unpinned ones forked on
-    # one CPU and spread by balancing, and wakeups; 24 s, so that the
+    # one CPU and spread by balancing, and wakeups; 36 s, so that the
     # edges' own balancing stays near 1% of the count: the idle CPUs
     # balance all the time, more so when a cut wakes them (seen 0.4-1.7%
     # over 4 s of all passes; per domain, the idle rows' widths reached
     # 2.4% over 8 s and 2.5% over 16 s, 20-30 passes in 40 ms of edges,
-    # and newidle rows of 80 passes got 4 in the edges)
-    "$WL/spinner" -c 0 -s 24 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 0 -s 24 >/dev/null 2>&1 & l0=$!
-    "$WL/spinner" -c 4 -s 24 >/dev/null 2>&1 & l2=$!
-    "$WL/pingpong" -n 60000 >/dev/null 2>&1 & l3=$!
-    for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
+    # and newidle rows of 80 passes got 4 in the edges; over 24 s, 1.1-1.8%
+    # in 16 runs, then 2.16% on 6.12 kprobe: 44 of 2056 idle passes of
+    # domain 0 in the edges). The width falls as 1/duration.
+    "$WL/spinner" -c 0 -s 36 >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 0 -s 36 >/dev/null 2>&1 & l0=$!
+    "$WL/spinner" -c 4 -s 36 >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n 90000 >/dev/null 2>&1 & l3=$!
+    r=0
+    while [ $r -lt 36 ]; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
         wait $s1 $s2
+        r=$((r + 1))
     done
     wait $l0 $l1 $l2 $l3
     # The CPUs the load leaves idle rebalance in a burst (their intervals
