@@ -114,41 +114,59 @@ fi
 # 3b. Breakdowns. --per-cpu: the placements counted on each CPU against
 # the kernel's own record of where it placed wakeloop's sleeper:
 # sched_wakeup's target_cpu in the ftrace buffer (no BPF; this kernel has
-# no hist triggers). What the sleeper itself saw (sched_getcpu() after
-# each wakeup, in wakeloop) is printed beside it: it differs when the
-# sleeper is moved between its placement and its run (an idle CPU 0
-# pulling it off a busy CPU 1: 7 of 44 once, which failed this check when
-# it compared with that). -P: one row per pingpong process, adding up to
-# the whole. Per LLC (default): rows add up to the totals.
+# no hist triggers), for the wakeups the waker began (its sched_waking).
+# The others end the sleeper's own sched_setaffinity() back onto CPU 0
+# while it is pinned (one after each wakeup that ran on CPU 1): a task
+# with one allowed CPU gets no select_task_rq(), so no placement; they
+# come from the migration stopper or, through the wake list, from CPU 0's
+# idle task. What the sleeper itself saw (sched_getcpu() after each
+# wakeup) is printed beside it: it differs when the sleeper is moved
+# between its placement and its run (an idle CPU 0 pulling it off a busy
+# CPU 1: 7 of 44 once, which failed this check when it compared with
+# that). -P: one row per pingpong process, adding up to the whole. Per
+# LLC (default): rows add up to the totals.
 kind "ground truth"
-wake_event=$TRACEFS/events/sched/sched_wakeup
+wake_events="sched_waking sched_wakeup"
+wake_set() {	# wake_set 0|1: the two events, filtered to wakeloop, off or on
+	local e
+	for e in $wake_events; do
+		if [ "$1" = 1 ]; then
+			echo 'comm == "wakeloop"' >"$TRACEFS/events/sched/$e/filter" &&
+				echo 1 >"$TRACEFS/events/sched/$e/enable" || return 1
+		else
+			echo 0 >"$TRACEFS/events/sched/$e/enable"
+			echo 0 >"$TRACEFS/events/sched/$e/filter"
+		fi
+	done
+}
 echo 0 >"$TRACEFS/tracing_on"
 : >"$TRACEFS/trace"
-if echo 'comm == "wakeloop"' >"$wake_event/filter" && echo 1 >"$wake_event/enable"; then
-	at_exit "echo 0 >$wake_event/enable; echo 0 >$wake_event/filter"
+if wake_set 1; then
+	at_exit "wake_set 0 2>/dev/null"
 	echo 1 >"$TRACEFS/tracing_on"
 	start_tool "$WORK/percpu.jsonl" /dev/null sisscan --comm wakeloop --per-cpu --json -d 300 &&
 		"$B/wakeloop" -c 0 -n 1000 >"$WORK/landed.out"
 	stop_tool
 	echo 0 >"$TRACEFS/tracing_on"
 	cp "$TRACEFS/trace" "$WORK/wakeups.trace"
-	echo 0 >"$wake_event/enable"
-	echo 0 >"$wake_event/filter"
+	wake_set 0
 	: >"$TRACEFS/trace"
 	echo 1 >"$TRACEFS/tracing_on"
+	waker=$(sed -n 's/^wakeloop: pid \([0-9]*\) .*/\1/p' "$WORK/landed.out")
 	sleeper=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$WORK/landed.out")
-	# "sched_wakeup: comm=wakeloop pid=5678 prio=120 target_cpu=001", but
-	# not from the migration stopper: that one ends the sleeper's own
-	# sched_setaffinity() onto CPU 0 while it is pinned, and a task with
-	# one allowed CPU gets no select_task_rq() call, so no placement (one
-	# after each wakeup that ran on CPU 1).
-	awk -v t="pid=${sleeper:-none}" '$1 !~ /^migration\// && /sched_wakeup:/ {
-		for (i = 1; i <= NF; i++) { if ($i == t) hit = 1; if ($i ~ /^target_cpu=/) c = substr($i, 12) + 0 }
-		if (hit) n[c]++; hit = 0 }
-		END { for (c in n) print "placed", c, n[c] }' "$WORK/wakeups.trace" >"$WORK/placed.out"
+	# "wakeloop-5677 [000] ...: sched_waking: comm=wakeloop pid=5678 ...",
+	# then "...: sched_wakeup: comm=wakeloop pid=5678 prio=120 target_cpu=001"
+	awk -v t="pid=${sleeper:-none}" -v w="${waker:-none}" '
+		{ for (i = 1; i <= NF; i++) if ($i == t) hit = 1 }
+		hit && /sched_waking:/ { e = $1; sub(/.*-/, "", e); by_waker = e == w }
+		hit && /sched_wakeup:/ { if (by_waker) { c = $NF; sub(/target_cpu=/, "", c); n[c + 0]++ } else other++
+			by_waker = 0 }
+		{ hit = 0 }
+		END { for (c in n) print "placed", c, n[c]; print "pinned", "-", other + 0 }' \
+		"$WORK/wakeups.trace" >"$WORK/placed.out"
 	lost=$(grep -c 'LOST' "$WORK/wakeups.trace")
 	mismatch=$(summary "$WORK/percpu.jsonl" | jq -r '.breakdown.rows[] | "\(.cpu) \(.placements)"' |
-		awk -v lost="$lost" 'NR == FNR { placed[$2] = $3; total += $3; next }
+		awk -v lost="$lost" 'NR == FNR { if ($1 == "placed") { placed[$2] = $3; total += $3 }; next }
 		     { seen[$1] = 1; d = $2 - placed[$1]; if (d < 0) d = -d
 		       if (d > 3 + placed[$1] / 50) bad = bad " cpu" $1 ":" $2 "/" placed[$1] }
 		     END { for (c in placed) if (!(c in seen) && placed[c] > 3) bad = bad " cpu" c ":0/" placed[c]
@@ -157,16 +175,18 @@ if echo 'comm == "wakeloop"' >"$wake_event/filter" && echo 1 >"$wake_event/enabl
 		           if (lost) bad = bad " the trace lost events"
 		           print bad }' "$WORK/placed.out" -)
 	rows=$(summary "$WORK/percpu.jsonl" | jq -c '[.breakdown.rows[] | [.cpu, .placements]]')
-	placed=$(sort -k2n "$WORK/placed.out" | awk '{ printf "%s:%s ", $2, $3 }')
+	placed=$(awk '$1 == "placed"' "$WORK/placed.out" | sort -k2n | awk '{ printf "%s:%s ", $2, $3 }')
+	pinned=$(awk '$1 == "pinned" { print $3 }' "$WORK/placed.out")
 	landed=$(awk '/^landed/ { printf "%s:%s ", $2, $3 }' "$WORK/landed.out")
 	if [ -z "$mismatch" ] && [ "$(summary "$WORK/percpu.jsonl" | jq -r .breakdown.by)" = cpu ]; then
-		pass "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper ($rows; kernel: ${placed}; the sleeper ran on: $landed)"
+		pass "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper ($rows; kernel: ${placed}+ ${pinned:-0} pinned; the sleeper ran on: $landed)"
 	else
-		fail "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper" "rows $rows, kernel ${placed:-none}(sleeper ${sleeper:-unknown}), mismatches:$mismatch; the sleeper ran on: $landed"
+		fail "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper" "rows $rows, kernel ${placed:-none}+ ${pinned:-0} pinned (waker ${waker:-unknown}, sleeper ${sleeper:-unknown}), mismatches:$mismatch; the sleeper ran on: $landed"
 	fi
 else
+	wake_set 0 2>/dev/null
 	echo 1 >"$TRACEFS/tracing_on"
-	fail "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper" "cannot enable sched_wakeup with a comm filter in $TRACEFS"
+	fail "--per-cpu placements = the kernel's sched_wakeup target_cpu of wakeloop's sleeper" "cannot enable sched_waking and sched_wakeup with a comm filter in $TRACEFS"
 fi
 kind consistency
 start_tool "$WORK/perproc.jsonl" /dev/null sisscan --comm pingpong -P --json -d 300 &&
