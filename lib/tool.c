@@ -278,9 +278,8 @@ static int find_run_section(struct tool *t, struct bpf_object *obj)
 int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,
 	      struct bpf_map *counters)
 {
-	int ret;
-
 	char err[512];
+	int ret;
 
 	/*
 	 * libbpf parses the kernel's BTF again for the targets and the load:
