@@ -414,12 +414,13 @@ load_idlebal() {
     # and newidle rows of 80 passes got 4 in the edges; over 24 s, 1.1-1.8%
     # in 16 runs, then 2.16% on 6.12 kprobe: 44 of 2056 idle passes of
     # domain 0 in the edges). The width falls as 1/duration.
-    "$WL/spinner" -c 0 -s 36 >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 0 -s 36 >/dev/null 2>&1 & l0=$!
-    "$WL/spinner" -c 4 -s 36 >/dev/null 2>&1 & l2=$!
-    "$WL/pingpong" -n 90000 >/dev/null 2>&1 & l3=$!
+    load_secs=36
+    "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l0=$!
+    "$WL/spinner" -c 4 -s $load_secs >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n $((load_secs * 2500)) >/dev/null 2>&1 & l3=$!
     r=0
-    while [ $r -lt 36 ]; do
+    while [ $r -lt $load_secs ]; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
