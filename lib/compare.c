@@ -210,6 +210,7 @@ void compare_free(struct compare *c)
 
 struct sample {
 	double *values;
+	double *seconds;	/* each value's run's duration_s */
 	int n;
 	double mean, sd;
 };
@@ -225,6 +226,8 @@ struct scalar_cmp {
 	bool percent;		/* a ratio in percent; else a counter per second */
 	struct sample a, b;
 	double change;		/* percent metrics: points; counters: % of A */
+	/* Each side's least variance of a run's rate: Poisson, events only. */
+	double min_var_a, min_var_b;
 	bool tested, significant;
 	double p, p_adjusted;
 };
@@ -285,6 +288,7 @@ struct comparison {
 static void sample_free(struct sample *s)
 {
 	free(s->values);
+	free(s->seconds);
 }
 
 /* The metric's value in one run (counters per second); false if it has none. */
@@ -313,16 +317,55 @@ static bool run_ratio(const struct compare_run *run, const char *name, double *o
 	return run_value(run, name, true, out);
 }
 
+/* Durations (*_ns) are integrals of a state, not counts of events. */
+static bool counts_events(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len < 3 || strcmp(name + len - 3, "_ns") != 0;
+}
+
+/*
+ * The events per second of both sides' runs together: the common rate
+ * if nothing changed, under which a run of d seconds gives a rate of
+ * variance rate / d (a Poisson count).
+ */
+static double poisson_rate(const struct sample *a, const struct sample *b)
+{
+	double events = 0, seconds = 0;
+
+	for (int i = 0; i < a->n; i++) {
+		events += a->values[i] * a->seconds[i];
+		seconds += a->seconds[i];
+	}
+	for (int i = 0; i < b->n; i++) {
+		events += b->values[i] * b->seconds[i];
+		seconds += b->seconds[i];
+	}
+	return seconds > 0 ? events / seconds : 0;
+}
+
+/* The mean of 1 / duration_s over a side's runs. */
+static double mean_inverse(const struct sample *s)
+{
+	double sum = 0;
+
+	for (int i = 0; i < s->n; i++)
+		sum += 1 / s->seconds[i];
+	return s->n ? sum / s->n : 0;
+}
+
 /* One value per run that has it (read), with their mean and sd. */
 static int fill_sample(struct sample *s, const struct compare_run *runs, int nr,
 		       const char *name, run_reader read)
 {
 	s->values = calloc((size_t)nr + 1, sizeof(double));
-	if (!s->values)
+	s->seconds = calloc((size_t)nr + 1, sizeof(double));
+	if (!s->values || !s->seconds)
 		return -1;
 	for (int i = 0; i < nr; i++)
 		if (read(&runs[i], name, &s->values[s->n]))
-			s->n++;
+			s->seconds[s->n++] = runs[i].duration_s;
 	stats_mean_sd(s->values, (size_t)s->n, &s->mean, &s->sd);
 	return 0;
 }
@@ -746,11 +789,22 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		 * none on either side (a ratio of whole events that came out the
 		 * same in every run: 0 against 0.1 pt) there is nothing to weigh
 		 * it against, and a certain "change" would be an artefact.
+		 * A count's runs spread by at least its Poisson noise, which
+		 * few events can hide (0 0 0 against 1 1 1 ilb_kicks in 1 s
+		 * runs: the B rates spread by their durations alone, 0.002%).
 		 */
-		if (s->a.n >= 2 && s->b.n >= 2 && (spread(&s->a) || spread(&s->b))) {
+		if (!s->percent && counts_events(name)) {
+			double events = poisson_rate(&s->a, &s->b);
+
+			s->min_var_a = events * mean_inverse(&s->a);
+			s->min_var_b = events * mean_inverse(&s->b);
+		}
+		if (s->a.n >= 2 && s->b.n >= 2 &&
+		    (spread(&s->a) || spread(&s->b) || s->min_var_a > 0 || s->min_var_b > 0)) {
 			s->tested = true;
-			s->p = stats_welch(s->a.values, (size_t)s->a.n, s->b.values,
-					   (size_t)s->b.n, NULL, NULL);
+			s->p = stats_welch_floor(s->a.values, (size_t)s->a.n, s->min_var_a,
+						 s->b.values, (size_t)s->b.n, s->min_var_b,
+						 NULL, NULL);
 		}
 	}
 	for (size_t i = 0; i < summary->n; i++) {
@@ -760,7 +814,9 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		    fill_table(cmp, c, summary->keys[i]))
 			goto oom;
 	}
-	qsort(cmp->rows, cmp->nr_rows, sizeof(*cmp->rows), by_score);
+	/* Runs without tables: no rows, and qsort() must not see NULL. */
+	if (cmp->nr_rows)
+		qsort(cmp->rows, cmp->nr_rows, sizeof(*cmp->rows), by_score);
 
 	/* Holm over every test of the comparison. */
 	for (size_t i = 0; i < cmp->nr_scalars; i++)
@@ -938,8 +994,9 @@ int compare_text(const struct compare *c, FILE *out, int top)
 	print_side(out, "B", c->b, c->nr_b);
 	fprintf(out, "Counters per second of each run, ratios in %%, mean+-sd over runs;\n"
 		     "* = significant: Holm-adjusted p < %g over %zu tests (Welch's t-test on\n"
-		     "the runs' values, histograms on the runs' means, which needs 2+ runs a\n"
-		     "side; histograms also need Cramer's V >= %g).\n\n",
+		     "the runs' values, a count's spread at least its Poisson noise; histograms\n"
+		     "on the runs' means), which needs 2+ runs a side; histograms also need\n"
+		     "Cramer's V >= %g.\n\n",
 		COMPARE_ALPHA, cmp.nr_tests, COMPARE_MIN_CRAMERS_V);
 	fprintf(out, "%-26s %14s %14s %9s %7s\n", "METRIC", "A", "B", "CHANGE", "P(ADJ)");
 	for (size_t i = 0; i < cmp.nr_scalars; i++) {
@@ -1083,6 +1140,17 @@ int compare_json(const struct compare *c, FILE *out, int top)
 			json_string(&w, "welch_t");
 		else
 			json_null(&w);
+		json_key(&w, "poisson_sd");
+		if (s->min_var_a > 0 || s->min_var_b > 0) {
+			json_begin_object(&w);
+			json_key(&w, "a");
+			json_double(&w, sqrt(s->min_var_a), 6);
+			json_key(&w, "b");
+			json_double(&w, sqrt(s->min_var_b), 6);
+			json_end_object(&w);
+		} else {
+			json_null(&w);
+		}
 		json_test(&w, s->tested, s->p, s->p_adjusted, s->significant);
 		json_end_object(&w);
 	}

@@ -138,12 +138,19 @@ double stats_chi2_pvalue(double chi2, double df)
 double stats_welch(const double *a, size_t na, const double *b, size_t nb,
 		   double *t_out, double *df_out)
 {
+	return stats_welch_floor(a, na, 0, b, nb, 0, t_out, df_out);
+}
+
+double stats_welch_floor(const double *a, size_t na, double min_var_a,
+			 const double *b, size_t nb, double min_var_b,
+			 double *t_out, double *df_out)
+{
 	double ma, sa, mb, sb, va, vb, se2, t, df;
 
 	stats_mean_sd(a, na, &ma, &sa);
 	stats_mean_sd(b, nb, &mb, &sb);
-	va = sa * sa / (double)na;
-	vb = sb * sb / (double)nb;
+	va = fmax(sa * sa, min_var_a) / (double)na;
+	vb = fmax(sb * sb, min_var_b) / (double)nb;
 	se2 = va + vb;
 	if (se2 <= 0 || na < 2 || nb < 2) {
 		if (t_out)

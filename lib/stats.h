@@ -31,6 +31,14 @@ double stats_chi2_pvalue(double chi2, double df);
  */
 double stats_welch(const double *a, size_t na, const double *b, size_t nb,
 		   double *t, double *df);
+/*
+ * The same test with each side's variance taken as at least min_var_a,
+ * min_var_b (the variance a known noise, such as a count's Poisson noise,
+ * gives every value), in the statistic and in its degrees of freedom.
+ */
+double stats_welch_floor(const double *a, size_t na, double min_var_a,
+			 const double *b, size_t nb, double min_var_b,
+			 double *t, double *df);
 
 /*
  * Pearson's chi-squared test of homogeneity of two count vectors over

@@ -4,6 +4,7 @@
  * significant change), and a known shift (a counter doubled, a histogram
  * moved one bucket up) found significant in the right direction.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,54 @@ static void test_no_spread(void)
 	teardown();
 }
 
+/* An idlebal-like run: kicks events in duration seconds, nothing else. */
+static void write_kicks(const char *name, double duration, unsigned int kicks)
+{
+	write_file(name,
+		   "{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":%.4f,\"metrics\":{"
+		   "\"ilb_kicks\":{\"value\":%u,\"tier\":\"tp_btf\",\"estimated\":false}}}\n",
+		   duration, kicks);
+}
+
+/*
+ * Few events: 0 kicks in each A run, 1 in each B run (a host CI run of
+ * idlebal saw it). The B rates differ by their runs' lengths only, so
+ * Welch's t on the runs alone called it certain; a count spreads by at
+ * least its Poisson noise (0.5 kicks/s pooled: variance 0.5 per 1 s
+ * run), which makes it t = -sqrt(3), df 4, p 0.158: no change. Forty
+ * kicks a run against none is one.
+ */
+static void test_few_events(void)
+{
+	static const double seconds[3] = { 1.0008, 1.0011, 1.0013 };
+	static const char *names_a[3] = { "a1", "a2", "a3" }, *names_b[3] = { "b1", "b2", "b3" };
+	const char *a[3], *b[3];
+	struct jv rec;
+
+	setup();
+	three_a_side(a, b);
+	for (int i = 0; i < 3; i++) {
+		write_kicks(names_a[i], seconds[i], 0);
+		write_kicks(names_b[i], seconds[2 - i], 1);
+	}
+	if (!compare_record(a, 3, b, 3, &rec)) {
+		const struct jv *kicks = jv_get(jv_get(&rec, "metrics"), "ilb_kicks");
+
+		CHECK(!significant(&rec, "metrics", "ilb_kicks"));
+		CHECK_DBL(number(jv_get(kicks, "p")), 0.158, 0.002);
+		/* 0.5 kicks/s pooled over runs of ~1 s: sd ~sqrt(0.5). */
+		CHECK_DBL(number(jv_get(jv_get(kicks, "poisson_sd"), "a")), sqrt(0.5), 0.001);
+		jv_free(&rec);
+	}
+	for (int i = 0; i < 3; i++)
+		write_kicks(names_b[i], seconds[2 - i], 40 + (unsigned int)i);
+	if (!compare_record(a, 3, b, 3, &rec)) {
+		CHECK(significant(&rec, "metrics", "ilb_kicks"));
+		jv_free(&rec);
+	}
+	teardown();
+}
+
 static void test_known_shift(void)
 {
 	/* B: twice the searches per second, every sample one bucket deeper, LLC 1 took the growth. */
@@ -406,6 +455,7 @@ static void test_equal_shares(void)
 UNIT_MAIN(UNIT_TEST(test_refusals),
 	  UNIT_TEST(test_same_workload),
 	  UNIT_TEST(test_no_spread),
+	  UNIT_TEST(test_few_events),
 	  UNIT_TEST(test_known_shift),
 	  UNIT_TEST(test_one_run_a_side),
 	  UNIT_TEST(test_big_table),

@@ -85,6 +85,29 @@ static void test_welch(void)
 	CHECK_DBL(stats_welch(flat_a, 2, flat_b, 2, NULL, NULL), 0, 0);
 }
 
+/*
+ * A floor on each side's variance: 0 0 0 against 1 1 1 with a floor of
+ * 0.5 a side is t = -1 / sqrt(0.5 / 3 + 0.5 / 3) = -sqrt(3), df 4 (each
+ * side's floored variance, Welch-Satterthwaite), two-sided p 0.158302
+ * (closed form for df 4: 1 - sin(h) (1 + cos^2(h) / 2), h = atan(t / 2)).
+ * A spread above the floor is the plain test.
+ */
+static void test_welch_floor(void)
+{
+	const double zeros[] = { 0, 0, 0 }, ones[] = { 1, 1, 1 };
+	const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 3, 4, 5, 6, 7 };
+	double t, df, p;
+
+	p = stats_welch_floor(zeros, 3, 0.5, ones, 3, 0.5, &t, &df);
+	CHECK_DBL(t, -sqrt(3), 1e-12);
+	CHECK_DBL(df, 4, 1e-12);
+	CHECK_DBL(p, 0.1583024, 1e-6);
+	CHECK_DBL(stats_welch_floor(a, 5, 1, b, 5, 2.5, NULL, NULL),
+		  stats_welch(a, 5, b, 5, NULL, NULL), 1e-15);
+	/* Without a floor, no spread is still a certain change. */
+	CHECK_DBL(stats_welch_floor(zeros, 3, 0, ones, 3, 0, NULL, NULL), 0, 0);
+}
+
 static void test_chi2_homogeneity(void)
 {
 	const double a[] = { 10, 20, 30 }, b[] = { 30, 20, 10 };
@@ -128,5 +151,6 @@ UNIT_MAIN(UNIT_TEST(test_mean_sd),
 	  UNIT_TEST(test_t_table),
 	  UNIT_TEST(test_chi2_table),
 	  UNIT_TEST(test_welch),
+	  UNIT_TEST(test_welch_floor),
 	  UNIT_TEST(test_chi2_homogeneity),
 	  UNIT_TEST(test_holm))
