@@ -9,28 +9,17 @@ source "$(dirname "$0")/lib.sh"
 # bpftrace attaches its references to classic tracepoints: tracefs.
 ensure_tracefs
 
-# cpu_idle_ticks CPU: idle + iowait of one CPU in /proc/stat, USER_HZ ticks.
-cpu_idle_ticks() {
-	awk -v c="cpu$1" '$1 == c { print $5 + $6 }' /proc/stat
-}
-
 hz=$(getconf CLK_TCK)
 ncpus=$(nproc)
 last=$((ncpus - 1))
 
-# 1. idlebal's idle time per CPU against two references taken around the
-# run: the kernel's own idle accounting (/proc/stat idle + iowait), and a
-# bpftrace sum of the same definition (time from sched_switch to pid 0 to
-# the next switch away), marked just before the tool starts and just after
-# it exits. A spinner keeps the last CPU busy, so one CPU has a known
-# answer (about 0). The tool's window lies inside both brackets: its idle
-# time may fall short of a reference by the bracket's extra time (start-up
-# and exit), never exceed it. /proc/stat also rounds to ticks and, on this
-# host, counts up to 3% more idle than the idle task ran (seen: 85 ms over
-# 3 s while bpftrace agreed with the tool), so it gets two ticks and 5% of
-# the window. bpftrace gets 1 ms + 0.1% of the window: the tool reads
-# 0.7 to 1.3 ms (0.03%) more idle in 3 s than bpftrace's classic-tracepoint
-# program, consistently and not yet explained (docs/metrics.md).
+# 1. idlebal's idle time per CPU against a bpftrace record of the same
+# definition (time from sched_switch to pid 0 to the next switch away):
+# every episode bpftrace saw between two marks, one just before the tool
+# starts and one just after it exits, is printed, and the checks clip them
+# to the tool's own window. A spinner keeps the last CPU busy, so one CPU
+# has a known answer (about 0). Section 1b checks the same time against
+# the kernel's own accounting.
 "$BUILD/workloads/spinner" -c "$last" -s 30 &
 spin=$!
 at_exit "kill $spin"
@@ -72,15 +61,10 @@ mark() {
 	/usr/bin/python3 -c 'import os; open("/proc/self/comm", "w").write("idlemark"); os.getppid()'
 }
 sleep 0.3
-declare -a before after
-for c in $(seq 0 "$last"); do before[$c]=$(cpu_idle_ticks "$c"); done
-t0=$(date +%s.%N)
 mark
 "$BIN/idlebal" --json -i 1 -d 3 >"$WORK/idle.jsonl" 2>"$WORK/idle.err"
 status=$?
 mark
-t1=$(date +%s.%N)
-for c in $(seq 0 "$last"); do after[$c]=$(cpu_idle_ticks "$c"); done
 sleep 0.2
 kill -INT $bt 2>/dev/null
 wait $bt 2>/dev/null
@@ -90,41 +74,13 @@ kind consistency
 json_valid "idlebal records valid, the cpus table's interval rows add up to the summary" \
 	"$WORK/idle.jsonl" --expect-intervals 3
 window=$(jq -r 'select(.type == "summary") | .duration_s' "$WORK/idle.jsonl")
-gap=$(awk -v a="$t0" -v b="$t1" -v w="$window" 'BEGIN { printf "%.3f", b - a - w }')
 read -r -a mark1 <<<"$(grep '^MARK' "$WORK/bt.out" | sed -n 1p)"
 read -r -a mark2 <<<"$(grep '^MARK' "$WORK/bt.out" | sed -n 2p)"
 if [ ${#mark1[@]} -eq $((ncpus + 2)) ] && [ ${#mark2[@]} -eq $((ncpus + 2)) ]; then
-	pass "bpftrace reference: idle sums at both marks for $ncpus CPUs"
+	pass "bpftrace reference: both marks around the run seen, for $ncpus CPUs"
 else
-	fail "bpftrace reference: idle sums at both marks" "$(head -c 300 "$WORK/bt.out")"
+	fail "bpftrace reference: both marks around the run" "$(head -c 300 "$WORK/bt.out")"
 fi
-kind "ground truth"
-bt_gap=$(awk -v a="${mark1[1]:-0}" -v b="${mark2[1]:-0}" -v w="$window" 'BEGIN { printf "%.0f", b - a - w * 1e9 }')
-# idle_bracket CPU GOT REF GAP_NS SLACK_NS NAME: the tool's window lies
-# inside the reference's, so GOT is REF less at most the GAP, +- SLACK;
-# the bracket's width, printed, is what the check cannot resolve.
-idle_bracket() {
-	local c=$1 got=$2 ref=$3 gap=$4 slack=$5 name=$6 width
-	width=$(awk -v g="$gap" -v s="$slack" -v w="$window" 'BEGIN { printf "%.2f", 100 * (g + 2 * s) / (w * 1e9) }')
-	if [ -n "$got" ] && awk -v g="$got" -v r="$ref" -v gap="$gap" -v s="$slack" \
-		'BEGIN { exit !(g <= r + s && g >= r - gap - s) }'; then
-		pass "idlebal cpu $c: idle_ns $got within $name's $ref (bracket width $width% of the window)"
-	else
-		fail "idlebal cpu $c: idle_ns vs $name" \
-			"idlebal '$got', $name $ref ns, bracket gap $gap ns, slack $slack ns"
-	fi
-}
-gap_ns=$(awk -v g="$gap" 'BEGIN { printf "%.0f", g * 1e9 }')
-for c in $(seq 0 "$last"); do
-	got=$(jq -r --argjson c "$c" 'select(.type == "summary") | .cpus.rows[] | select(.cpu == $c) | .idle_ns' \
-		"$WORK/idle.jsonl")
-	want=$(awk -v a="${before[$c]}" -v b="${after[$c]}" -v hz="$hz" 'BEGIN { printf "%.0f", (b - a) * 1e9 / hz }')
-	slack=$(awk -v w="$window" -v hz="$hz" 'BEGIN { printf "%.0f", 2e9 / hz + w * 1e9 * 5 / 100 }')
-	idle_bracket "$c" "$got" "$want" "$gap_ns" "$slack" "/proc/stat idle+iowait"
-	ref=$(awk -v a="${mark1[$((c + 2))]:-0}" -v b="${mark2[$((c + 2))]:-0}" 'BEGIN { printf "%.0f", b - a }')
-	bt_slack=$(awk -v w="$window" 'BEGIN { printf "%.0f", 1e6 + w * 1e9 / 1000 }')
-	idle_bracket "$c" "$got" "$ref" "$bt_gap" "$bt_slack" "bpftrace's sched_switch sum"
-done
 # The spinner's CPU: its idle share is the known answer, near 0.
 kind "known answer"
 share=$(jq -r --argjson c "$last" --argjson w "$window" \
@@ -220,6 +176,65 @@ if [ -n "$ended" ] && [ "$ended" -gt 0 ] && [ "$ended" -le $((episodes + ncpus))
 else
 	fail "consistency: idle episodes begun vs ended" "begun '$episodes', ended '$ended'"
 fi
+
+# 1b. idle_ns per CPU against the kernel's own idle accounting, /proc/stat
+# idle + iowait (no BPF), read by kstat between two cuts of the tool's
+# window (kstat -c: SIGUSR1, the interval record out, the read, SIGUSR1
+# again), as the guests do against schedstat. The interval between the two
+# reads' cuts lies inside the reads (inner); the three from the first
+# read's first cut to the second read's last cover them (outer). The
+# width, (outer - inner) / the window, is what the check cannot resolve:
+# it must stay under 3% (seen 0.8-1.5%). /proc/stat rounds each CPU to a
+# tick (USER_HZ) at each read: 2 ticks either way. Below the tool it may
+# read 1% more (a tool that counts idle too long fails: stretch-durations).
+# Above it, 10%: on this host /proc/stat counts more idle than the idle
+# task ran while kstat and the tool share CPU 0 (2.7-4.2% above outer in
+# four runs here, not explained; on a quiet host it reads 2.98 of 3.00 s),
+# so a tool that counts too little is caught by the exact bpftrace check
+# of section 1, not here. The spinner keeps the last CPU busy again.
+kind "ground truth"
+"$BUILD/workloads/spinner" -c "$last" -s 30 &
+spin=$!
+at_exit "kill $spin"
+cut_ok=0
+if start_tool "$WORK/cut.jsonl" "$WORK/cut.err" idlebal --json -i 60 &&
+	"$BUILD/workloads/kstat" -c "$tool,$WORK/cut.jsonl" >"$WORK/kstat.1" 2>"$WORK/kstat.err" &&
+	sleep 3 &&
+	"$BUILD/workloads/kstat" -c "$tool,$WORK/cut.jsonl" >"$WORK/kstat.2" 2>>"$WORK/kstat.err"; then
+	cut_ok=1
+fi
+stop_tool
+kill $spin 2>/dev/null
+wait $spin 2>/dev/null
+[ "$status" = 0 ] || cut_ok=0
+# Per CPU: "inner outer window_ns" (interval 2, intervals 1-3: the first
+# ends at the first cut, the last begins at the fourth).
+cut_rows() {
+	jq -rs --argjson c "$1" '[.[] | select(.type == "interval")] as $iv |
+		def idle(i): [$iv[i].cpus.rows[]? | select(.cpu == $c) | .idle_ns] | add // 0;
+		if ($iv | length) >= 4 then
+			"\(idle(2)) \(idle(1) + idle(2) + idle(3)) \($iv[2].duration_s * 1e9 | floor)"
+		else "" end' "$WORK/cut.jsonl"
+}
+tick_ns=$((1000000000 / hz))
+for c in $(seq 0 "$last"); do
+	read -r inner outer window_ns < <(cut_rows "$c")
+	k1=$(awk -v n="cpu${c}_idle_ns" '$1 == n { print $2 }' "$WORK/kstat.1" 2>/dev/null)
+	k2=$(awk -v n="cpu${c}_idle_ns" '$1 == n { print $2 }' "$WORK/kstat.2" 2>/dev/null)
+	verdict=$(awk -v i="${inner:-}" -v o="${outer:-}" -v w="${window_ns:-0}" -v a="${k1:-}" -v b="${k2:-}" \
+		-v t="$tick_ns" 'BEGIN {
+		if (i == "" || o == "" || a == "" || b == "" || w <= 0) { print "fail - - -"; exit }
+		k = b - a; width = 100 * (o - i) / w
+		ok = width <= 3 && k >= i - 0.01 * w - 2 * t && k <= o + 0.1 * w + 2 * t
+		printf "%s %.0f %.2f %.2f\n", ok ? "pass" : "fail", k, width, 100 * (k - i) / w }')
+	read -r v kernel width dev <<<"$verdict"
+	if [ "$cut_ok" = 1 ] && [ "$v" = pass ]; then
+		pass "idlebal cpu $c: idle_ns $inner..$outer between kstat's cuts, /proc/stat idle+iowait $kernel (width $width% of the window, at most 3%; kernel - inner $dev%, from -1% to outer + 10%)"
+	else
+		fail "idlebal cpu $c: idle_ns vs /proc/stat idle+iowait between kstat's cuts" \
+			"cuts and exit ok '$cut_ok' (exit $status), inner '$inner' outer '$outer' window '$window_ns' ns, /proc/stat '$k1' -> '$k2' ($kernel; width $width%, kernel - inner $dev%); $(head -c 200 "$WORK/kstat.err" "$WORK/cut.err" 2>/dev/null | tr '\n' ' ')"
+	fi
+done
 
 # 2. numascan's per-process rows: the workload's row = its own rusage.
 kind behaviour

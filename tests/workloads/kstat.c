@@ -14,6 +14,7 @@
  *                               the kernel's own idle accounting, in ns)
  *   cpu_idle_irq_ns             (the same + irq + softirq: interrupts taken
  *                               in the idle task count as irq time there)
+ *   cpu<N>_idle_ns              (idle + iowait of CPU N alone, in ns)
  *   cpu_busy_ns, nr_cpus        (rq_cpu_time summed over CPUs in
  *                               /proc/schedstat: time the CPUs ran tasks
  *                               other than their idle task, counted at each
@@ -151,6 +152,11 @@ static int cut_window(pid_t pid, const char *path)
 	return -1;
 }
 
+/* Each CPU's idle + iowait in ticks, as cpu_idle_ns() last read them. */
+#define KSTAT_MAX_CPUS 1024
+static unsigned long long idle_ticks_of[KSTAT_MAX_CPUS];
+static int idle_cpus_seen;
+
 /*
  * Sum of idle + iowait over the cpuN lines of /proc/stat, in ns, and in
  * irq_ns the same plus irq + softirq; -1 if unreadable.
@@ -177,6 +183,11 @@ static long long cpu_idle_ns(long long *irq_ns)
 			ticks += idle + iowait;
 			irq_ticks += irq + softirq;
 			cpus++;
+			if (cpu >= 0 && cpu < KSTAT_MAX_CPUS) {
+				idle_ticks_of[cpu] = idle + iowait;
+				if (cpu >= idle_cpus_seen)
+					idle_cpus_seen = cpu + 1;
+			}
 		}
 	}
 	fclose(f);
@@ -248,8 +259,13 @@ int main(int argc, char **argv)
 		return 1;
 	if (ktime_ns && cpu_clock_ns)
 		printf("ktime_ns %lld\ncpu_clock_ns %lld\n", ktime_ns, cpu_clock_ns);
-	if (idle_ns >= 0)
+	if (idle_ns >= 0) {
+		unsigned long long ns_per_tick = 1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK);
+
 		printf("cpu_idle_ns %lld\ncpu_idle_irq_ns %lld\n", idle_ns, idle_irq_ns);
+		for (int cpu = 0; cpu < idle_cpus_seen; cpu++)
+			printf("cpu%d_idle_ns %llu\n", cpu, idle_ticks_of[cpu] * ns_per_tick);
+	}
 	if (have_schedstat) {
 		printf("schedstat_version %d\n", ss.version);
 		printf("lb_count %llu\n", (unsigned long long)
