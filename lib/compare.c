@@ -317,14 +317,6 @@ static bool run_ratio(const struct compare_run *run, const char *name, double *o
 	return run_value(run, name, true, out);
 }
 
-/* Durations (*_ns) are integrals of a state, not counts of events. */
-static bool counts_events(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len < 3 || strcmp(name + len - 3, "_ns") != 0;
-}
-
 /*
  * The events per second of both sides' runs together: the common rate
  * if nothing changed, under which a run of d seconds gives a rate of
@@ -793,7 +785,7 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		 * few events can hide (0 0 0 against 1 1 1 ilb_kicks in 1 s
 		 * runs: the B rates spread by their durations alone, 0.002%).
 		 */
-		if (!s->percent && counts_events(name)) {
+		if (!s->percent && !metric_is_duration(name)) {
 			double events = poisson_rate(&s->a, &s->b);
 
 			s->min_var_a = events * mean_inverse(&s->a);

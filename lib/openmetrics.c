@@ -5,12 +5,13 @@
 #include <string.h>
 #include "hist.h"
 #include "openmetrics.h"
+#include "util.h"
 
 double om_family_name(char *buf, size_t len, const char *tool, const char *row,
 		      const char *name, const char *suffix)
 {
 	size_t n = strlen(name);
-	bool ns = n > 3 && !strcmp(name + n - 3, "_ns");
+	bool ns = metric_is_duration(name);
 
 	snprintf(buf, len, "schedscan_%s_%s%s%.*s%s%s", tool, row ? row : "",
 		 row ? "_" : "", (int)(ns ? n - 3 : n), name, ns ? "_seconds" : "",

@@ -106,6 +106,13 @@ static double clock_seconds(clockid_t clock)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+bool metric_is_duration(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, "_ns");
+}
+
 double monotonic_seconds(void)
 {
 	return clock_seconds(CLOCK_MONOTONIC);

@@ -2,6 +2,7 @@
 #ifndef SCHEDSCAN_UTIL_H
 #define SCHEDSCAN_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -21,6 +22,9 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen);
 
 /* Grows *buf to hold at least need elements of size bytes (doubling); 0 or -ENOMEM. */
 int grow_array(void **buf, size_t *cap, size_t need, size_t size);
+
+/* A metric named *_ns: a duration (an integral of a state), not a count. */
+bool metric_is_duration(const char *name);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
 double monotonic_seconds(void);
