@@ -2326,10 +2326,13 @@ sis_smt_checks() {
 # from the same scan outcomes; they differ when a runqueue changes in
 # between, a redo pass updates again, two balances race for `updating`,
 # or the mask changes between the scan and the audit (tests/vm/README.md).
-hist_sum() {  # hist_sum SUMMARY NAME -> "SUM COUNT" of a --linear count histogram
+hist_buckets() {  # hist_buckets SUMMARY NAME -> "LOW COUNT" per bucket
     printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
         grep -o '"low":[0-9]*,"high":[0-9a-z]*,"count":[0-9]*' |
-        awk -F'[:,]' '{ s += $2 * $6; n += $6 } END { printf "%d %d\n", s, n }'
+        awk -F'[:,]' '{ print $2, $6 }'
+}
+hist_sum() {  # hist_sum SUMMARY NAME -> "SUM COUNT" of a --linear count histogram
+    hist_buckets "$1" "$2" | awk '{ s += $1 * $2; n += $2 } END { printf "%d %d\n", s, n }'
 }
 hist_mean100() {  # hist_mean100 SUMMARY NAME -> 100 x its mean ("" if empty)
     hist_sum "$1" "$2" | awk '$2 > 0 { printf "%d\n", 100 * $1 / $2 }'
@@ -2503,8 +2506,8 @@ sis_filter_real_checks() {  # sis_filter_real_checks FEATURE MODEL
             # classifies them unoccupied, so the mask never holds them
             # (real fp at most 2% of the audits, for a task passing
             # through CPU 3), and a scan of the mask from CPU 0 probes
-            # CPU 3 alone (depth 1, in at least 90% of the scans that
-            # probed). Printed, not asserted: how often the LLC sits in
+            # CPU 3 alone (depth 1; see below for how few such scans are
+            # asserted). Printed, not asserted: how often the LLC sits in
             # sd_is_busy and hides CPU 3. As posted, P7's sd_update_state()
             # passes sds->idle_cpu (-1) rather than icpu (dst) when dst is
             # its core's only unoccupied CPU, so a balance by idle CPU 3
@@ -2512,12 +2515,20 @@ sis_filter_real_checks() {  # sis_filter_real_checks FEATURE MODEL
             # on CPU 0) clears core {2,3} from the mask while leaving the
             # LLC not busy; the next scan, over an empty mask, fails and
             # marks it busy until CPU 2's next balance (measured: 96-100%
-            # of the wakeups).
+            # of the wakeups). So the scans that probe are few (0-5 of 400),
+            # too few for a share: a scan that is not at depth 1 probed a
+            # CPU of the mask other than 3, which is a busy CPU in the mask
+            # at that wakeup, a real fp. The check passes when such scans
+            # are at most 10% of them or each is matched by an fp verdict,
+            # bounded above (seen once: the one scan of a run not at depth 1,
+            # with real fp 3 of 400). The depths seen are printed.
             landed3=$(wl_count "$W/real.wl" landed 3)
+            depths=$(hist_buckets "$on" scan_depth | tr ' \n' ': ')
             desc="sisscan --filter real, $F on: the kernel's mask never holds the busy CPUs 0-2, and its scans from CPU 0 probe only idle CPU 3 (depth 1)"
-            detail="real fp '$rfp' over '$audits' audits; depth 1: '$d1' of '$search' scans; LLC busy (no scan): '$sk' of '$audits'; CPU 3 hidden (real fn): '$rfn'; landed on CPU 3: '$landed3' of $n"
+            detail="real fp '$rfp' over '$audits' audits; depth 1: '${d1:-0}' of '$search' scans (the others at most 10% or each a real fp; depth:count ${depths:-none}); LLC busy (no scan): '$sk' of '$audits'; CPU 3 hidden (real fn): '$rfn'; landed on CPU 3: '$landed3' of $n"
             if [ "$rc" = 0 ] && [ -n "$rfp" ] && [ "${audits:-0}" -ge 100 ] && [ $(( rfp * 50 )) -le "$audits" ] &&
-               [ -n "$search" ] && { [ "$search" = 0 ] || [ $(( ${d1:-0} * 10 )) -ge $(( search * 9 )) ]; }; then
+               [ -n "$search" ] && { [ "$search" = 0 ] || [ $(( ${d1:-0} * 10 )) -ge $(( search * 9 )) ] ||
+                                     [ $(( search - ${d1:-0} )) -le "$rfp" ]; }; then
                 ok "$desc ($detail)"
             else
                 notok "$desc # exit $rc: $detail"
