@@ -150,23 +150,32 @@ sched_idle_line="$sched_idle_line; the kernel's events: CPU 0 unoccupied ${ref_p
 # The outer side: CPU 0 was unoccupied only while its SCHED_IDLE spinner
 # ran, or while an interrupt or the hypervisor (steal) took the CPU from
 # it, which its run time leaves out (/proc/stat's irq, softirq, steal).
+# Those are read at the marks, so the bound holds for the tool's whole
+# run, with its time outside the marks (start-up, SIGINT) counted as
+# unoccupied, not for the inner intervals: the spinner runs less at the
+# edges, where the shell and the tool start and stop (a clean-clone run
+# saw the spinner at 97.37% of the marks while the events and the tool
+# agreed on 98.73-98.75% of the inner intervals).
 outer_pct=$(awk -v a="$idle_spinner_ns" -v b="$marks_ns" -v t="$cpu0_taken_ticks" -v hz="$(getconf CLK_TCK)" \
-	'BEGIN { printf "%.2f", b ? 100 * (a + t * 1e9 / hz) / b : 0 }')
+	-v r="${run_ns:-0}" 'BEGIN { e = r - b; if (e < 0) e = 0; printf "%.2f", r ? 100 * (a + t * 1e9 / hz + e) / r : 0 }')
+run_pct=$(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')
 width=$(awk -v o="$outer_pct" -v i="${ref_pct:-0}" 'BEGIN { printf "%.2f", o - i }')
-sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events) <= tool <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal), width $width% (tolerance 30%)"
+sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events, inner intervals) <= tool, tool's whole run ${run_pct}% <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal between the marks + the run outside them), width $width% (tolerance 30%)"
 within_pct() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
 # Sched-idle counts as idle (a tool that took the spinner for a busy CPU
-# reports 0): the tool's time lies between what the kernel's events show
-# unoccupied (a lower bound on this host, see ftrace_unoccupied.py; when
-# no event is missing the two agree within 0.03% of an interval) and the
-# spinner's run time, 1% slack each side; the bracket is at most 30%
-# wide, and the scenario is one: CPU 0 unoccupied at least half the time.
+# reports 0): the tool's time is at least what the kernel's events show
+# unoccupied in the inner intervals (a lower bound on this host, see
+# ftrace_unoccupied.py; when no event is missing the two agree within
+# 0.03% of an interval) and, over its whole run, at most the spinner's run
+# time and the rest (above), 1% slack each side; the bracket is at most
+# 30% wide, and the scenario is one: CPU 0 unoccupied at least half the
+# time.
 if [ "$intervals" -ge 3 ] && [ "${ref_intervals:-0}" = "$intervals" ] && ge "${ref_pct:-0}" 50 &&
    le "$width" 30 && ge "$share_llc" "$(awk -v i="$ref_pct" 'BEGIN { print i - 1 }')" &&
-   le "$share_llc" "$(awk -v o="$outer_pct" 'BEGIN { print o + 1 }')" && within_pct "$share_system" "$share_llc" 0.01; then
-	pass "idlebal: CPU 1 overloaded, CPU 0 running a SCHED_IDLE spinner: sched-idle counts as idle, within the bracket of the kernel's events and the spinner's run time ($sched_idle_line)"
+   le "$run_pct" "$(awk -v o="$outer_pct" 'BEGIN { print o + 1 }')" && within_pct "$share_system" "$share_llc" 0.01; then
+	pass "idlebal: CPU 1 overloaded, CPU 0 running a SCHED_IDLE spinner: sched-idle counts as idle, within the bracket of the kernel's events (inner intervals) and the spinner's run time (whole run) ($sched_idle_line)"
 else
-	fail "idlebal: a SCHED_IDLE CPU counts as idle (the tool's time between the kernel's events' unoccupied time and the spinner's run time, 1% slack, the bracket at most 30% wide)" "$sched_idle_line"
+	fail "idlebal: a SCHED_IDLE CPU counts as idle (the tool's time between the kernel's events' unoccupied time (inner intervals) and the spinner's run time (whole run), 1% slack, the bracket at most 30% wide)" "$sched_idle_line"
 fi
 spin -c 1
 spin -c 1
