@@ -120,47 +120,63 @@ fi
 # CPU 1 overloaded and CPU 0 running a SCHED_IDLE spinner:
 # sched-idle counts as idle (need_pull_cfs_task(): h_nr_running ==
 # idle_h_nr_running). With a normal spinner on CPU 0 nothing is idle.
-spin -c 1
-spin -c 1
-spin -c 0 -i
-IDLE_SPINNER_PID=${spinners##* }
-IDLE_SPINNER=$IDLE_SPINNER_PID scenario sched_idle
-# The host's own work on CPU 0 (seen 1-7% of the time on a quiet host) is
-# not SCHED_IDLE: at least 80%, against 0% for a normal spinner below. A
-# package download beside the suite once took 75% of CPU 0 and failed it.
-# The spinner's own run time is printed beside the answer: on 6.18 it ran
-# 98.5-99% of the time between the marks while the tool's inner intervals
-# gave 95-97% (the whole run less, for the tool's start and stop on the
-# shell's CPU), a gap the wakeup latencies on CPU 0 (6 ms in 4 s) do not
-# explain; to be understood before it becomes the answer.
-# The reference: the kernel's own events say CPU 0 was unoccupied (CPU 1
-# is overloaded throughout); per inner interval, against the tool's LLC
-# time. The SCHED_IDLE spinner's run time is printed too, but it is not
-# the answer: on this host a nice -10 task woken on CPU 0 stays queued
-# for 10-40 ms at times while the spinner's run time goes on growing (seen
-# with these same events: the tool followed the runqueue, the spinner's
-# run time did not).
-read -r ref_pct ref_gap ref_intervals < <(python3 "$(dirname "$0")/ftrace_unoccupied.py" \
-	"$WORK/sched.trace" "$WORK/overload.sched_idle.jsonl" 0 "$IDLE_SPINNER_PID" "$mono_minus_real" |
-	awk '{ r[NR] = $3; t[NR] = $4; len[NR] = ($2 - $1) * 1e9 }
-	     END { for (i = 3; i <= NR - 2; i++) { R += r[i]; L += len[i]; g = (t[i] - r[i]) / len[i]; g = g < 0 ? -g : g; if (g > G) G = g }
-	           printf "%.2f %.2f %d\n", (L ? 100 * R / L : 0), 100 * G, (NR > 4 ? NR - 4 : 0) }')
-sched_idle_line="$(share_line); whole run: tool $(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
-sched_idle_line="$sched_idle_line; the kernel's events: CPU 0 unoccupied ${ref_pct:-?}% of the $ref_intervals inner intervals, largest gap to the tool ${ref_gap:-?}% of an interval"
-# The outer side: CPU 0 was unoccupied only while its SCHED_IDLE spinner
-# ran, or while an interrupt or the hypervisor (steal) took the CPU from
-# it, which its run time leaves out (/proc/stat's irq, softirq, steal).
-# Those are read at the marks, so the bound holds for the tool's whole
-# run, with its time outside the marks (start-up, SIGINT) counted as
-# unoccupied, not for the inner intervals: the spinner runs less at the
-# edges, where the shell and the tool start and stop (a clean-clone run
-# saw the spinner at 97.37% of the marks while the events and the tool
-# agreed on 98.73-98.75% of the inner intervals).
-outer_pct=$(awk -v a="$idle_spinner_ns" -v b="$marks_ns" -v t="$cpu0_taken_ticks" -v hz="$(getconf CLK_TCK)" \
-	-v r="${run_ns:-0}" 'BEGIN { e = r - b; if (e < 0) e = 0; printf "%.2f", r ? 100 * (a + t * 1e9 / hz + e) / r : 0 }')
-run_pct=$(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')
-width=$(awk -v o="$outer_pct" -v i="${ref_pct:-0}" 'BEGIN { printf "%.2f", o - i }')
-sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events, inner intervals) <= tool, tool's whole run ${run_pct}% <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal between the marks + the run outside them), width $width% (tolerance 30%)"
+# sched_idle_attempt: one run of the scenario; fails (status 1) when CPU 0
+# was not quiet enough for an answer: unoccupied less than half the inner
+# intervals by the events, or the bracket wider than its 30% (the spinner
+# ran while other tasks waited on CPU 0: this host's own nice -10 service,
+# in another cgroup, shares CPU 0 with the spinner's group by weight; a
+# clean-clone run saw the events at 60.69% and the spinner at 97.06%).
+sched_idle_attempt() {
+	spin -c 1
+	spin -c 1
+	spin -c 0 -i
+	IDLE_SPINNER_PID=${spinners##* }
+	IDLE_SPINNER=$IDLE_SPINNER_PID scenario sched_idle
+	# The host's own work on CPU 0 (seen 1-7% of the time on a quiet host) is
+	# not SCHED_IDLE: at least 80%, against 0% for a normal spinner below. A
+	# package download beside the suite once took 75% of CPU 0 and failed it.
+	# The spinner's own run time is printed beside the answer: on 6.18 it ran
+	# 98.5-99% of the time between the marks while the tool's inner intervals
+	# gave 95-97% (the whole run less, for the tool's start and stop on the
+	# shell's CPU), a gap the wakeup latencies on CPU 0 (6 ms in 4 s) do not
+	# explain; to be understood before it becomes the answer.
+	# The reference: the kernel's own events say CPU 0 was unoccupied (CPU 1
+	# is overloaded throughout); per inner interval, against the tool's LLC
+	# time. The SCHED_IDLE spinner's run time is printed too, but it is not
+	# the answer: on this host a nice -10 task woken on CPU 0 stays queued
+	# for 10-40 ms at times while the spinner's run time goes on growing (seen
+	# with these same events: the tool followed the runqueue, the spinner's
+	# run time did not).
+	read -r ref_pct ref_gap ref_intervals < <(python3 "$(dirname "$0")/ftrace_unoccupied.py" \
+		"$WORK/sched.trace" "$WORK/overload.sched_idle.jsonl" 0 "$IDLE_SPINNER_PID" "$mono_minus_real" |
+		awk '{ r[NR] = $3; t[NR] = $4; len[NR] = ($2 - $1) * 1e9 }
+		     END { for (i = 3; i <= NR - 2; i++) { R += r[i]; L += len[i]; g = (t[i] - r[i]) / len[i]; g = g < 0 ? -g : g; if (g > G) G = g }
+		           printf "%.2f %.2f %d\n", (L ? 100 * R / L : 0), 100 * G, (NR > 4 ? NR - 4 : 0) }')
+	sched_idle_line="$(share_line); whole run: tool $(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
+	sched_idle_line="$sched_idle_line; the kernel's events: CPU 0 unoccupied ${ref_pct:-?}% of the $ref_intervals inner intervals, largest gap to the tool ${ref_gap:-?}% of an interval"
+	# The outer side: CPU 0 was unoccupied only while its SCHED_IDLE spinner
+	# ran, or while an interrupt or the hypervisor (steal) took the CPU from
+	# it, which its run time leaves out (/proc/stat's irq, softirq, steal).
+	# Those are read at the marks, so the bound holds for the tool's whole
+	# run, with its time outside the marks (start-up, SIGINT) counted as
+	# unoccupied, not for the inner intervals: the spinner runs less at the
+	# edges, where the shell and the tool start and stop (a clean-clone run
+	# saw the spinner at 97.37% of the marks while the events and the tool
+	# agreed on 98.73-98.75% of the inner intervals).
+	outer_pct=$(awk -v a="$idle_spinner_ns" -v b="$marks_ns" -v t="$cpu0_taken_ticks" -v hz="$(getconf CLK_TCK)" \
+		-v r="${run_ns:-0}" 'BEGIN { e = r - b; if (e < 0) e = 0; printf "%.2f", r ? 100 * (a + t * 1e9 / hz + e) / r : 0 }')
+	run_pct=$(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')
+	width=$(awk -v o="$outer_pct" -v i="${ref_pct:-0}" 'BEGIN { printf "%.2f", o - i }')
+	sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events, inner intervals) <= tool, tool's whole run ${run_pct}% <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal between the marks + the run outside them), width $width% (tolerance 30%)"
+	ge "${ref_pct:-0}" 50 && le "$width" 30
+}
+# The environment is retried, at most three runs, each printed; the tool is
+# not: its time against the bounds is judged on the last run alone.
+for attempt in 1 2 3; do
+	sched_idle_attempt && break
+	echo "# SCHED_IDLE scenario, run $attempt of 3: CPU 0 not quiet (events: unoccupied ${ref_pct:-?}% of the inner intervals; bracket width $width%, at most 30%)"
+done
+sched_idle_line="$sched_idle_line; run $attempt of at most 3"
 within_pct() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
 # Sched-idle counts as idle (a tool that took the spinner for a busy CPU
 # reports 0): the tool's time is at least what the kernel's events show
