@@ -201,11 +201,13 @@ fi
 # it must stay under 3% (seen 0.8-1.5%). /proc/stat rounds each CPU to a
 # tick (USER_HZ) at each read: 2 ticks either way. Below the tool it may
 # read 1% more (a tool that counts idle too long fails: stretch-durations).
-# Above it, 10%: on this host /proc/stat counts more idle than the idle
-# task ran while kstat and the tool share CPU 0 (2.7-4.2% above outer in
-# four runs here, not explained; on a quiet host it reads 2.98 of 3.00 s),
-# so a tool that counts too little is caught by the exact bpftrace check
-# of section 1, not here. The spinner keeps the last CPU busy again.
+# Above it, no bound: on this host /proc/stat counts more idle than the
+# idle task ran when other work takes CPU 0 (2.7-4.2% above outer in four
+# runs, 16.59% in a clean-clone run while this host's own service kept
+# CPU 0 busy, the tool and bpftrace agreeing on the idle task's 2.49 s of
+# 3.02; not explained; on a quiet host it reads 2.98 of 3.00 s), so a tool
+# that counts too little is caught by the exact bpftrace check of section
+# 1, not here. The spinner keeps the last CPU busy again.
 kind "ground truth"
 "$BUILD/workloads/spinner" -c "$last" -s 30 &
 spin=$!
@@ -239,11 +241,11 @@ for c in $(seq 0 "$last"); do
 		-v t="$tick_ns" 'BEGIN {
 		if (i == "" || o == "" || a == "" || b == "" || w <= 0) { print "fail - - -"; exit }
 		k = b - a; width = 100 * (o - i) / w
-		ok = width <= 3 && k >= i - 0.01 * w - 2 * t && k <= o + 0.1 * w + 2 * t
+		ok = width <= 3 && k >= i - 0.01 * w - 2 * t
 		printf "%s %.0f %.2f %.2f\n", ok ? "pass" : "fail", k, width, 100 * (k - i) / w }')
 	read -r v kernel width dev <<<"$verdict"
 	if [ "$cut_ok" = 1 ] && [ "$v" = pass ]; then
-		pass "idlebal cpu $c: idle_ns $inner..$outer between kstat's cuts, /proc/stat idle+iowait $kernel (width $width% of the window, at most 3%; kernel - inner $dev%, from -1% to outer + 10%)"
+		pass "idlebal cpu $c: idle_ns $inner..$outer between kstat's cuts, /proc/stat idle+iowait $kernel (width $width% of the window, at most 3%; kernel - inner $dev%, at least -1%; no upper bound here, see the comment)"
 	else
 		fail "idlebal cpu $c: idle_ns vs /proc/stat idle+iowait between kstat's cuts" \
 			"cuts and exit ok '$cut_ok' (exit $status), inner '$inner' outer '$outer' window '$window_ns' ns, /proc/stat '$k1' -> '$k2' ($kernel; width $width%, kernel - inner $dev%); $(head -c 200 "$WORK/kstat.err" "$WORK/cut.err" 2>/dev/null | tr '\n' ' ')"
