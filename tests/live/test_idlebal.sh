@@ -152,7 +152,8 @@ sched_idle_attempt() {
 		awk '{ r[NR] = $3; t[NR] = $4; len[NR] = ($2 - $1) * 1e9 }
 		     END { for (i = 3; i <= NR - 2; i++) { R += r[i]; L += len[i]; g = (t[i] - r[i]) / len[i]; g = g < 0 ? -g : g; if (g > G) G = g }
 		           printf "%.2f %.2f %d\n", (L ? 100 * R / L : 0), 100 * G, (NR > 4 ? NR - 4 : 0) }')
-	sched_idle_line="$(share_line); whole run: tool $(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
+	run_pct=$(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')
+	sched_idle_line="$(share_line); whole run: tool ${run_pct}%, the spinner's run time $(awk -v a="$idle_spinner_ns" -v b="$marks_ns" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')% of its marks"
 	sched_idle_line="$sched_idle_line; the kernel's events: CPU 0 unoccupied ${ref_pct:-?}% of the $ref_intervals inner intervals, largest gap to the tool ${ref_gap:-?}% of an interval"
 	# The outer side: CPU 0 was unoccupied only while its SCHED_IDLE spinner
 	# ran, or while an interrupt or the hypervisor (steal) took the CPU from
@@ -165,7 +166,6 @@ sched_idle_attempt() {
 	# agreed on 98.73-98.75% of the inner intervals).
 	outer_pct=$(awk -v a="$idle_spinner_ns" -v b="$marks_ns" -v t="$cpu0_taken_ticks" -v hz="$(getconf CLK_TCK)" \
 		-v r="${run_ns:-0}" 'BEGIN { e = r - b; if (e < 0) e = 0; printf "%.2f", r ? 100 * (a + t * 1e9 / hz + e) / r : 0 }')
-	run_pct=$(awk -v a="${run_llc_ns:-0}" -v b="${run_ns:-0}" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }')
 	width=$(awk -v o="$outer_pct" -v i="${ref_pct:-0}" 'BEGIN { printf "%.2f", o - i }')
 	sched_idle_line="$sched_idle_line; bracket: inner ${ref_pct:-?}% (the events, inner intervals) <= tool, tool's whole run ${run_pct}% <= outer $outer_pct% (the spinner's run time + CPU 0's irq, softirq and steal between the marks + the run outside them), width $width% (tolerance 30%)"
 	ge "${ref_pct:-0}" 50 && le "$width" 30

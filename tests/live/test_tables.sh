@@ -119,6 +119,9 @@ verdict=$(awk -v off="$offset" -v ncpus="$ncpus" '
 	$1 == "tool" { tool[$2] = $3; n_tool += $3; b[$2] = 1 }
 	$1 == "EP" {
 		begin = $3; end = $4
+		# for a failure: the episodes ending within 50 ms of an edge
+		if (end >= s - 5e7 && end <= s + 5e7) near = near sprintf(" start cpu%d %+.3f", $2, (end - s) / 1e6)
+		if (end >= e - 5e7 && end <= e + 5e7) near = near sprintf(" end cpu%d %+.3f", $2, (end - e) / 1e6)
 		if (end >= s - 1e6 && end <= e + 1e6) outer++
 		if (end >= s + 1e6 && end <= e - 1e6) inner++
 		if (end < s || end > e) next
@@ -126,29 +129,20 @@ verdict=$(awk -v off="$offset" -v ncpus="$ncpus" '
 		k = slot(len); bt[k]++; b[k] = 1; n_bt++
 	}
 	END {
-		for (k in b) { d = tool[k] - bt[k]; l1 += d < 0 ? -d : d }
+		for (k in b) { d = tool[k] - bt[k]; l1 += d < 0 ? -d : d; if (d) diff = diff sprintf(" %d:%+d", k, d) }
 		allowed = 2 * (outer - inner) + ncpus
 		ok = n_tool > 0 && n_tool >= inner && n_tool <= outer && l1 <= allowed && wait >= e - 1e6
-		printf "%s %d %d %d %d %d %d %.3f\n", ok ? "pass" : "fail", n_tool, n_bt, inner, outer, l1, allowed, (wait - e) / 1e6
+		printf "%s %d %d %d %d %d %d %.3f tool - bpftrace by bucket:%s; near the edges:%s\n", ok ? "pass" : "fail",
+			n_tool, n_bt, inner, outer, l1, allowed, (wait - e) / 1e6, diff, near
 	}' "$WORK/hist.cmp")
-read -r v hist_tool hist_bt inner outer l1 allowed wait_ms <<<"$verdict"
+read -r v hist_tool hist_bt inner outer l1 allowed wait_ms detail <<<"$verdict"
 if [ "$v" = pass ]; then
 	pass "idlebal idle_episode_ns: $hist_tool episodes (bpftrace: $inner to $outer in the window; the wait for programs in flight began $wait_ms ms after its end), buckets differ by $l1 (at most $allowed)"
 else
-	# Where they differ, and bpftrace's episodes ending within 50 ms of an
-	# edge (CPU, end - edge in ms): a count off at one edge points at the
-	# tool's window (its cut or its counting flag), spread over the
+	# $detail: where they differ, and bpftrace's episodes ending within 50
+	# ms of an edge (CPU, end - edge in ms): a count off at one edge points
+	# at the tool's window (its cut or its counting flag), spread over the
 	# buckets at the episodes themselves.
-	detail=$(awk -v off="$offset" '
-		function slot(len,   lo) { lo = 1; while (lo * 2 <= len) lo *= 2; return lo }
-		$1 == "window" { s = ($2 - off) * 1e9; e = ($3 - off) * 1e9 }
-		$1 == "tool" { d[$2] += $3 }
-		$1 == "EP" {
-			if ($4 >= s && $4 <= e) d[slot($4 - $3)] -= 1
-			if ($4 >= s - 5e7 && $4 <= s + 5e7) near = near sprintf(" start cpu%d %+.3f", $2, ($4 - s) / 1e6)
-			if ($4 >= e - 5e7 && $4 <= e + 5e7) near = near sprintf(" end cpu%d %+.3f", $2, ($4 - e) / 1e6)
-		}
-		END { for (k in d) if (d[k]) diff = diff sprintf(" %d:%+d", k, d[k]); printf "tool - bpftrace by bucket:%s; near the edges:%s", diff, near }' "$WORK/hist.cmp")
 	fail "idlebal idle_episode_ns vs bpftrace's episodes in the window" \
 		"tool $hist_tool, bpftrace $hist_bt ($inner to $outer), the last membarrier() $wait_ms ms after the window's end (at least -1), bucket difference $l1 of $allowed allowed; $detail; $(grep -v '^EP' "$WORK/hist.cmp" | tr '\n' ' ' | head -c 400)"
 fi
