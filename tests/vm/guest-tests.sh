@@ -2546,7 +2546,7 @@ sis_filter_real_checks() {  # sis_filter_real_checks FEATURE MODEL
             # predicted, -57% to +10% of the unfiltered 3.80-3.97), so no
             # tolerance both holds and would fail a wrong model; the
             # model's depth at the same wakeups (above) is its check here.
-            note "  $desc: not asserted ($detail)"
+            note "  sisscan, $w: the $M model's scan depth on the unfiltered kernel ($F off) against the filtered kernel's, printed, not asserted: $detail"
         elif [ "$pn" -ge 50 ] && [ "$mn" -ge 50 ] && [ $(( (pred - real) * 100 )) -le $(( tol * unf )) ] &&
            [ $(( (real - pred) * 100 )) -le $(( tol * unf )) ]; then
             ok "$desc ($detail)"
