@@ -647,16 +647,17 @@ bracket_judge() {
 }
 
 # ftrace hist triggers count events with no BPF involved: a kprobe event on
-# a function, or an existing trace event. hist_on/hist_off EVENT_DIR.
+# a function, or an existing trace event. hist_on/hist_off EVENT_DIR; the
+# keys are the CPU unless KEYS says more (the removal names the same keys).
 TRACEFS=/sys/kernel/tracing
-hist_on()  { echo "hist:keys=common_cpu${2:+ $2}" >"$1/trigger"; }   # hist_on DIR [FILTER]
-hist_off() { echo '!hist:keys=common_cpu' >"$1/trigger" 2>/dev/null; }
-# kprobe_event_on NAME "FUNCTION [FETCHARGS]" [FILTER] -> events/schedscan/NAME
+hist_on()  { echo "hist:keys=${3:-common_cpu}${2:+ $2}" >"$1/trigger"; }   # hist_on DIR [FILTER [KEYS]]
+hist_off() { echo "!hist:keys=${2:-common_cpu}" >"$1/trigger" 2>/dev/null; }   # hist_off DIR [KEYS]
+# kprobe_event_on NAME "FUNCTION [FETCHARGS]" [FILTER [KEYS]] -> events/schedscan/NAME
 kprobe_event_on() {
-    echo "p:schedscan/$1 $2" >>"$TRACEFS/kprobe_events" && hist_on "$TRACEFS/events/schedscan/$1" "${3:-}"
+    echo "p:schedscan/$1 $2" >>"$TRACEFS/kprobe_events" && hist_on "$TRACEFS/events/schedscan/$1" "${3:-}" "${4:-}"
 }
-kprobe_event_off() {
-    hist_off "$TRACEFS/events/schedscan/$1"
+kprobe_event_off() {  # kprobe_event_off NAME [KEYS]
+    hist_off "$TRACEFS/events/schedscan/$1" "${2:-}"
     echo "-:schedscan/$1" >>"$TRACEFS/kprobe_events" 2>/dev/null
 }
 
@@ -1151,8 +1152,7 @@ numascan_remote() {
     # earlier). This says whether the kernel made that call or the tool
     # misplaced it, and which thread it was.
     fault_hist=""
-    if echo "p:schedscan/remote_fault task_numa_fault" >>"$TRACEFS/kprobe_events" &&
-       echo 'hist:keys=common_cpu,common_pid if comm == "numaremote"' >"$TRACEFS/events/schedscan/remote_fault/trigger"; then
+    if kprobe_event_on remote_fault task_numa_fault 'if comm == "numaremote"' common_cpu,common_pid; then
         fault_hist=$TRACEFS/events/schedscan/remote_fault/hist
     fi
     : >"$tasks"
@@ -1179,8 +1179,7 @@ numascan_remote() {
                                                  x = substr($0, RSTART, RLENGTH); sub(/.*[ :]/, "", x); return x + 0 }
             /common_cpu:/ { c = num("common_cpu")
                 print (system("test -e /sys/devices/system/cpu/cpu" c "/node0") == 0 ? 0 : 1), c, num("common_pid"), num("hitcount") }' "$fault_hist")
-        echo '!hist:keys=common_cpu,common_pid if comm == "numaremote"' >"$TRACEFS/events/schedscan/remote_fault/trigger"
-        echo "-:schedscan/remote_fault" >>"$TRACEFS/kprobe_events" 2>/dev/null
+        kprobe_event_off remote_fault common_cpu,common_pid
     fi
     summary=$(json_summary "$out")
     placed=$(awk '$2 == "placed" { print $3 }' "$wl")
@@ -1224,10 +1223,12 @@ numascan_remote() {
         n = rows("node_pairs")
         for (k = 1; k <= n; k++) printf "%s>%s=%s ", field(row[k], "cpu_node"), field(row[k], "mem_node"), field(row[k], "numa_task_faults")
     }')
-    off_node0=$(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' '$1 != "" && $1 != 0 { n += $3 } END { print n + 0 }')
-    on_node0=$(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' '$1 == 0 { n += $3 } END { print n + 0 }')
-    from1=$(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' '$1 == 0 && $2 == 1 { n += $3 } END { print n + 0 }')
-    slack=$(kprobe_slack "$(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { n += $3 } END { print n + 0 }')")
+    # the rows' faults from node-0 CPUs, from other nodes, from node 0 on node-1 memory, in all
+    set -- $(echo "$pairs" | tr ' ' '\n' | awk -F'[>=]' 'NF == 3 { all += $3
+            if ($1 != 0) off += $3; else { on += $3; if ($2 == 1) from1 += $3 } }
+        END { printf "%d %d %d %d", on, off, from1, all }')
+    on_node0=$1 off_node0=$2 from1=$3
+    slack=$(kprobe_slack "$4")
     # ftrace's calls by CPU node, and the node-1 ones by CPU and thread
     # (numaremote's threads and their CPUs: $tasks)
     set -- $(echo "$ftrace_faults" | awk 'NF == 4 { n[$1] += $4 } END { printf "%d %d", n[0], n[1] }')
