@@ -185,6 +185,8 @@ static void json_metric(struct json_writer *w, const struct metric_value *m)
 			json_double(w, m->ratio, 2);
 		json_key(w, "unit");
 		json_string(w, "percent");
+		json_key(w, "denominator");
+		json_u64(w, m->denominator);
 	} else {
 		json_key(w, "value");
 		json_u64(w, m->value);

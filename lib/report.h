@@ -28,6 +28,8 @@ struct metric_value {
 	unsigned long long value;	/* counters */
 	bool is_ratio;			/* a percentage: ratio, not value */
 	double ratio;
+	/* The events the ratio is a share of: its noise for --compare. */
+	unsigned long long denominator;
 	const struct hist *hist;	/* histograms (value unused) */
 	const char *unit;		/* histograms */
 	bool has_sum;			/* histograms: sum of the values known */

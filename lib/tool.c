@@ -383,6 +383,7 @@ static void fill_ratio(struct tool *t, int i, struct metric_value *values)
 	      (parts[3] >= 0 ? (double)values[parts[3]].value : 0);
 	values[i].is_ratio = true;
 	values[i].ratio = den > 0 ? 100.0 * num / den : NAN;
+	values[i].denominator = (unsigned long long)den;
 }
 
 /* The metrics of one set of counter values (a window's, or cumulative). */

@@ -145,6 +145,23 @@ for name in numa_hint_faults numa_hint_faults_local numa_pte_updates numa_pages_
 	fi
 done
 
+# Every record against docs/json.md's schema; each table's rows add up to
+# the scalar of the same name, the intervals to the summary. The tool's
+# own page faults after it stopped counting once went into its processes
+# row, which its faults while printing an interval had made: 1 s with
+# 0.5 s intervals gave user_page_faults rows 4 above the scalar, 5 runs
+# in 5 (a row of bank 0 is bank 2's slot).
+json_valid "numascan --json cut by kstat: valid records, rows adding up to the scalars, intervals to the summary" \
+	"$WORK/vm.jsonl"
+"$BIN/numascan" --json -i 0.5 -d 1 >"$WORK/short.jsonl" 2>"$WORK/short.err"
+status=$?
+if [ $status = 0 ]; then
+	json_valid "numascan --json -i 0.5 -d 1 (the tool's own faults between windows): valid records, rows adding up to the scalars, intervals to the summary" \
+		"$WORK/short.jsonl" --expect-intervals 2
+else
+	fail "numascan --json -i 0.5 -d 1: valid records" "exit $status: $(head -c 200 "$WORK/short.err")"
+fi
+
 # 3. The tracepoint tier's per-task estimate: what each task's own
 # numa_faults_locality[] grew by, read at its faults and switches, summed over the
 # windows between the two cuts, against /proc/vmstat's numa_hint_faults

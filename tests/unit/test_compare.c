@@ -300,6 +300,69 @@ static void test_few_events(void)
 	teardown();
 }
 
+/* A run with one ratio: value percent of denominator scans (< 0: no denominator, as before 0.1.1). */
+static void write_share(const char *name, double value, long denominator)
+{
+	char den[48] = "";
+
+	if (denominator >= 0)
+		snprintf(den, sizeof(den), "\"denominator\":%ld,", denominator);
+	write_file(name,
+		   "{\"type\":\"summary\",\"tool\":\"sisscan\",\"duration_s\":2,\"metrics\":{"
+		   "\"search_efficiency_pct\":{\"value\":%.2f,\"unit\":\"percent\",%s"
+		   "\"tier\":\"tp_btf\",\"estimated\":true}}}\n",
+		   value, den);
+}
+
+/*
+ * Few scans: a host CI run compared four runs of ~80 scans a side,
+ * search_efficiency_pct 81.2+-1.6 against 73.26+-1.1, and Welch's t on
+ * the runs alone called it a change (Holm p 0.006 over 18 tests): four
+ * runs spread less than 80 scans can (binomial sd 4.7 points at the
+ * pooled 77%). With the floor: t 2.07, df 4, p 0.107. The same runs
+ * over 10^5 scans each are a change; without denominators (files of
+ * older versions) nothing is floored.
+ */
+static void test_few_scans(void)
+{
+	static const double a_pct[3] = { 79.6, 81.2, 82.8 }, b_pct[3] = { 72.16, 73.26, 74.36 };
+	static const char *names_a[3] = { "a1", "a2", "a3" }, *names_b[3] = { "b1", "b2", "b3" };
+	static const long scans[3] = { 80, 100000, -1 };
+	const char *a[3], *b[3];
+	struct jv rec;
+
+	setup();
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < 3; i++) {
+			write_share(names_a[i], a_pct[i], scans[k]);
+			write_share(names_b[i], b_pct[i], scans[k]);
+		}
+		/* After the writes: path_of() reuses its 16 buffers. */
+		three_a_side(a, b);
+		if (compare_record(a, 3, b, 3, &rec))
+			continue;
+		const struct jv *m = jv_get(jv_get(&rec, "metrics"), "search_efficiency_pct");
+		const struct jv *sd = jv_get(m, "binomial_sd");
+		/* 77.23% pooled: sd 100 sqrt(p (1 - p) / n). */
+		double want = 100 * sqrt(0.7723 * 0.2277 / (double)scans[k]);
+
+		if (k == 0) {
+			CHECK(!significant(&rec, "metrics", "search_efficiency_pct"));
+			CHECK_DBL(number(jv_get(m, "p")), 0.107, 0.01);
+		} else {
+			CHECK(significant(&rec, "metrics", "search_efficiency_pct"));
+		}
+		if (scans[k] > 0) {
+			CHECK_DBL(number(jv_get(sd, "a")), want, want * 0.001);
+			CHECK_DBL(number(jv_get(sd, "b")), want, want * 0.001);
+		} else {
+			CHECK(sd && sd->type == JV_NULL);
+		}
+		jv_free(&rec);
+	}
+	teardown();
+}
+
 static void test_known_shift(void)
 {
 	/* B: twice the searches per second, every sample one bucket deeper, LLC 1 took the growth. */
@@ -456,6 +519,7 @@ UNIT_MAIN(UNIT_TEST(test_refusals),
 	  UNIT_TEST(test_same_workload),
 	  UNIT_TEST(test_no_spread),
 	  UNIT_TEST(test_few_events),
+	  UNIT_TEST(test_few_scans),
 	  UNIT_TEST(test_known_shift),
 	  UNIT_TEST(test_one_run_a_side),
 	  UNIT_TEST(test_big_table),

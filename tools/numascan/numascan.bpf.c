@@ -155,8 +155,15 @@ static __always_inline struct numascan_process *process_row(__u32 bank)
 	struct numascan_process zero = {}, *row;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	/*
+	 * Not counted, no row: SCHEDSCAN_SLOT() of bank 0 is bank 2's slot, so
+	 * an existing row would count the event into a window (the tool's own
+	 * page faults between its readings did: rows 4 above the scalar).
+	 */
+	if (!bank)
+		return NULL;
 	row = bpf_map_lookup_elem(&process_counters, &tgid);
-	if (row || !bank)
+	if (row)
 		return row;
 	BPF_CORE_READ_STR_INTO(&zero.comm, task, group_leader, comm);
 	return table_row_if(bank, &process_counters, &tgid, &zero, NUMASCAN_PROCESS_DROPS);
