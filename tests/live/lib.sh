@@ -71,6 +71,26 @@ within() {
 		'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + a) }'
 }
 
+# stop_bpftrace PID: SIGINT (bpftrace prints its maps and exits), again
+# every second while it lives, SIGTERM after 30 s, then reaped. bpftrace
+# 0.17 can lose a SIGINT: once a test_numascan run waited 15 minutes for a
+# bpftrace whose probe had stopped firing (it exited at the SIGTERM of the
+# test's cleanup), the SIGINT sent as the workload ended lost.
+stop_bpftrace() {
+	local pid=$1 tries
+	for tries in $(seq 1 30); do
+		kill -INT "$pid" 2>/dev/null || break
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break 2
+			sleep 0.1
+		done
+		echo "# bpftrace $pid still running 1 s after SIGINT $tries; sending it again" >&2
+	done
+	kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
 # check_json FILE [ARGS]: validate against docs/json.md with Debian's python3
 # and python3-jsonschema (make deps), whatever python3 comes first in PATH.
 check_json() {

@@ -58,8 +58,7 @@ else
 		wait $mt
 	fi
 	stop_tool
-	kill -INT $bt
-	wait $bt
+	stop_bpftrace $bt
 	# The reasons' names from the event's format (__print_symbolic).
 	names=$(grep -o '{ [0-9]*, "[a-z_]*" }' "$skip_event/format" | tr -d '{}",' |
 		awk '{ printf "%s=%s ", $1, $2 }')

@@ -66,8 +66,7 @@ mark
 status=$?
 mark
 sleep 0.2
-kill -INT $bt 2>/dev/null
-wait $bt 2>/dev/null
+stop_bpftrace $bt
 kill $spin 2>/dev/null
 check "idlebal --json -i 1 -d 3 exits 0" [ $status -eq 0 ]
 kind consistency
