@@ -323,65 +323,46 @@ static bool run_ratio(const struct compare_run *run, const char *name, double *o
 	return run_value(run, name, true, out);
 }
 
-/*
- * The events per second of both sides' runs together: the common rate
- * if nothing changed, under which a run of d seconds gives a rate of
- * variance rate / d (a Poisson count).
- */
-static double poisson_rate(const struct sample *a, const struct sample *b)
+/* What a side's runs are weighed by: rates by seconds, ratios by denominators. */
+static const double *weights_of(const struct sample *s, bool ratio)
 {
-	double events = 0, seconds = 0;
-
-	for (int i = 0; i < a->n; i++) {
-		events += a->values[i] * a->seconds[i];
-		seconds += a->seconds[i];
-	}
-	for (int i = 0; i < b->n; i++) {
-		events += b->values[i] * b->seconds[i];
-		seconds += b->seconds[i];
-	}
-	return seconds > 0 ? events / seconds : 0;
+	return ratio ? s->denominators : s->seconds;
 }
 
 /*
- * The share (0-1) of both sides' ratio runs together, weighed by their
- * denominators: the common share if nothing changed. -1 unless every run
- * gives its denominator (files of older versions do not).
+ * Both sides' runs together, each value weighed by its run's weight: the
+ * common value if nothing changed (events per second, under which a run
+ * of d seconds gives a rate of variance rate / d, a Poisson count; a
+ * ratio's share, whose run over n events varies by p (1 - p) / n). -1 if
+ * a run has no weight: a ratio of a file without denominators (older
+ * versions).
  */
-static double pooled_share(const struct sample *a, const struct sample *b)
+static double pooled_mean(const struct sample *a, const struct sample *b, bool ratio)
 {
-	double part = 0, whole = 0;
+	double sum = 0, weight = 0;
 
 	for (int side = 0; side < 2; side++) {
 		const struct sample *s = side ? b : a;
+		const double *w = weights_of(s, ratio);
 
 		for (int i = 0; i < s->n; i++) {
-			if (s->denominators[i] <= 0)
+			if (w[i] <= 0)
 				return -1;
-			part += s->values[i] / 100 * s->denominators[i];
-			whole += s->denominators[i];
+			sum += s->values[i] * w[i];
+			weight += w[i];
 		}
 	}
-	return whole > 0 ? fmin(fmax(part / whole, 0), 1) : -1;
+	return weight > 0 ? sum / weight : -1;
 }
 
-/* The mean of 1 / denominator over a side's runs. */
-static double mean_inverse_denominator(const struct sample *s)
+/* The mean of 1 / weight over a side's runs. */
+static double mean_inverse(const struct sample *s, bool ratio)
 {
+	const double *w = weights_of(s, ratio);
 	double sum = 0;
 
 	for (int i = 0; i < s->n; i++)
-		sum += 1 / s->denominators[i];
-	return s->n ? sum / s->n : 0;
-}
-
-/* The mean of 1 / duration_s over a side's runs. */
-static double mean_inverse(const struct sample *s)
-{
-	double sum = 0;
-
-	for (int i = 0; i < s->n; i++)
-		sum += 1 / s->seconds[i];
+		sum += 1 / w[i];
 	return s->n ? sum / s->n : 0;
 }
 
@@ -831,10 +812,12 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		 * runs: the B rates spread by their durations alone, 0.002%).
 		 */
 		if (!s->percent && !metric_is_duration(name)) {
-			double events = poisson_rate(&s->a, &s->b);
+			double events = pooled_mean(&s->a, &s->b, false);
 
-			s->min_var_a = events * mean_inverse(&s->a);
-			s->min_var_b = events * mean_inverse(&s->b);
+			if (events > 0) {
+				s->min_var_a = events * mean_inverse(&s->a, false);
+				s->min_var_b = events * mean_inverse(&s->b, false);
+			}
 		}
 		/*
 		 * A ratio's runs spread by at least its binomial noise, which
@@ -843,13 +826,14 @@ static int compute(struct comparison *cmp, const struct compare *c)
 		 * 0.006, where 80 scans alone spread a run by 4.7 points.
 		 */
 		if (s->percent) {
-			double share = pooled_share(&s->a, &s->b);
+			double pct = pooled_mean(&s->a, &s->b, true);
 
-			if (share >= 0) {
+			if (pct >= 0) {
+				double share = fmin(pct / 100, 1);
 				double var = 1e4 * share * (1 - share);
 
-				s->min_var_a = var * mean_inverse_denominator(&s->a);
-				s->min_var_b = var * mean_inverse_denominator(&s->b);
+				s->min_var_a = var * mean_inverse(&s->a, true);
+				s->min_var_b = var * mean_inverse(&s->b, true);
 			}
 		}
 		if (s->a.n >= 2 && s->b.n >= 2 &&

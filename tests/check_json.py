@@ -51,8 +51,18 @@ def main():
     # In every record, a complete table (no row dropped) adds up to the scalar
     # of the same name: an event's scalar and row counts go to one bank
     # (docs/json.md), so this holds for intervals as much as for the summary.
+    # A ratio is null exactly when its denominator is 0, and its value
+    # times the denominator is a whole count (the value has 2 decimals).
     for number, record in enumerate(records, 1):
         metrics = record.get("metrics", {})
+        for name, metric in metrics.items():
+            if metric.get("unit") != "percent":
+                continue
+            den, value = metric.get("denominator"), metric.get("value")
+            if (value is None) != (den == 0):
+                problems.append(f"record {number}: {name} is {value} over a denominator of {den}")
+            elif value is not None and abs(value * den / 100 - round(value * den / 100)) > den * 0.00005 + 1e-6:
+                problems.append(f"record {number}: {name} {value}% of {den} is no whole count")
         for table, body in record.items():
             if not isinstance(body, dict) or "rows" not in body or body.get("rows_dropped"):
                 continue
@@ -66,17 +76,6 @@ def main():
                 got = sum(row.get(name, 0) for row in body["rows"])
                 if got != metric["value"]:
                     problems.append(f"record {number} ({record.get('type')}): {table} rows add up to {name} {got}, the scalar says {metric['value']}")
-    # A ratio is null exactly when its denominator is 0, and its value
-    # times the denominator is a whole count (the value has 2 decimals).
-    for number, record in enumerate(records, 1):
-        for name, metric in record.get("metrics", {}).items():
-            if metric.get("unit") != "percent":
-                continue
-            den, value = metric.get("denominator"), metric.get("value")
-            if (value is None) != (den == 0):
-                problems.append(f"record {number}: {name} is {value} over a denominator of {den}")
-            elif value is not None and abs(value * den / 100 - round(value * den / 100)) > den * 0.00005 + 1e-6:
-                problems.append(f"record {number}: {name} {value}% of {den} is no whole count")
     summaries = [r for r in records if r.get("type") == "summary"]
     intervals = [r for r in records if r.get("type") == "interval"]
     if len(summaries) != 1 or not records or records[-1].get("type") != "summary":
