@@ -229,7 +229,7 @@ vmlinux:
 unit: $(UNIT_BINS)
 	@tests/run-suites.sh unit
 
-live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS) $(BENCH_BINS)
+live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS) $(BENCH_BINS) $(STATIC_BINS)
 	@tests/run-suites.sh live
 
 robustness: $(TOOL_BINS) $(WORKLOAD_BINS) $(FUZZ_BINS)
