@@ -50,6 +50,37 @@ static __always_inline void *table_row(void *map, const void *key, const void *i
 }
 
 /*
+ * Adds delta to value `value` of bank `bank` in a row's values array
+ * (lib/bpf/table.h's layout). Nothing when bank is 0, not counting:
+ * SCHEDSCAN_SLOT(value, 0) is bank 2's slot, so a row found outside the
+ * window would otherwise gain the event. The bound check after the
+ * barrier is for 6.1's verifier, which loses the range of an index that
+ * the compiler builds from two constants (a value chosen by a branch,
+ * xor'ed with the bank's bit). table_row_add() is for rows one writer
+ * updates at a time (a runqueue's lock, one CPU), table_row_add_atomic()
+ * for rows that several CPUs update at once.
+ */
+#define __table_row_add(values, value, bank, delta, atomic)                    \
+	do {                                                                   \
+		__u32 __slot;                                                  \
+                                                                               \
+		if (!(bank))                                                   \
+			break;                                                 \
+		__slot = SCHEDSCAN_SLOT(value, bank);                          \
+		barrier_var(__slot);                                           \
+		if (__slot >= sizeof(values) / sizeof((values)[0]))            \
+			break;                                                 \
+		if (atomic)                                                    \
+			__sync_fetch_and_add(&(values)[__slot], (delta));      \
+		else                                                           \
+			(values)[__slot] += (delta);                           \
+	} while (0)
+#define table_row_add(values, value, bank, delta)                              \
+	__table_row_add(values, value, bank, delta, false)
+#define table_row_add_atomic(values, value, bank, delta)                       \
+	__table_row_add(values, value, bank, delta, true)
+
+/*
  * Switches a duration on or off at now (bpf_ktime_get_ns()); returns the
  * length of the episode it closes, 0 otherwise. Callers serialise
  * updates of one duration (one CPU, or the lock of what it describes).

@@ -175,21 +175,6 @@ struct cpu_context {
 
 SCHEDSCAN_PERCPU_STATE(cpu_contexts, struct cpu_context, this_context)
 
-/*
- * Adds delta to value of a row's values array in bank. The bound check
- * after the barrier is for 6.1's verifier, which loses the range of an
- * index that the compiler builds from two constants (a value chosen by
- * a branch, xor'ed with the bank's bit).
- */
-#define value_add(values, value, bank, delta)                                  \
-	do {                                                                   \
-		__u32 __slot = SCHEDSCAN_SLOT(value, bank);                    \
-                                                                               \
-		barrier_var(__slot);                                           \
-		if (__slot < sizeof(values) / sizeof((values)[0]))             \
-			(values)[__slot] += (delta);                           \
-	} while (0)
-
 /* ------------------------------------------------------------ migrations */
 
 /*
@@ -314,16 +299,16 @@ static __always_inline int count_migration(struct task_struct *task, int dest_cp
 	row = bpf_map_lookup_elem(&migration_causes, &cause);
 	if (!row || mutation_drops())
 		return 0;
-	value_add(row->values, MIG_MIGRATIONS, bank, 1);
+	table_row_add(row->values, MIG_MIGRATIONS, bank, 1);
 	if (task_h_idle(task)) {
-		value_add(row->values, MIG_IDLE_TASKS, bank, 1);
+		table_row_add(row->values, MIG_IDLE_TASKS, bank, 1);
 	} else if (cause == CAUSE_PERIODIC || cause == CAUSE_NEWIDLE || cause == CAUSE_NOHZ ||
 		   cause == CAUSE_ACTIVE) {
 		/* A load balancer's pull; dequeued already: what the source runqueue has left. */
 		struct rq *src = cpu_rq_of(orig);
 
 		if (src && !rq_nonidle_runnable(src))
-			value_add(row->values, MIG_LAST_NONIDLE, bank, 1);
+			table_row_add(row->values, MIG_LAST_NONIDLE, bank, 1);
 	}
 	return 0;
 }
@@ -401,7 +386,7 @@ static __always_inline void ilb_count(__u32 cpu, __u32 bank, __u32 counter, __u3
 
 	counter_add_if(bank, &counters, counter, 1);
 	if (row && bank && !mutation_drops())
-		value_add(row->values, value, bank, 1);
+		table_row_add(row->values, value, bank, 1);
 }
 
 static __always_inline int softirq_enter(__u32 vec)
@@ -931,23 +916,23 @@ static __always_inline int lb_exit(int moved)
 			(void *)&zero_domain_row, IDLEBAL_DROPS_DOMAINS);
 	if (!row)
 		return 0;
-	value_add(row->values, LB_COUNT, bank, 1);
+	table_row_add(row->values, LB_COUNT, bank, 1);
 	/* Constant indexes: 6.1's verifier loses a value chosen between two. */
 	if (moved <= 0 && pass->failed)
-		value_add(row->values, LB_FAILED, bank, 1);
+		table_row_add(row->values, LB_FAILED, bank, 1);
 	else if (moved <= 0)
-		value_add(row->values, LB_BALANCED, bank, 1);
-	value_add(row->values, LB_GAINED, bank, pass->gained);
-	value_add(row->values, LB_HOT_GAINED, bank, pass->hot_gained);
-	value_add(row->values, LB_NOBUSYG, bank, pass->nobusyg);
-	value_add(row->values, LB_NOBUSYQ, bank, pass->nobusyq);
-	value_add(row->values, LB_IMBALANCE_LOAD, bank,
+		table_row_add(row->values, LB_BALANCED, bank, 1);
+	table_row_add(row->values, LB_GAINED, bank, pass->gained);
+	table_row_add(row->values, LB_HOT_GAINED, bank, pass->hot_gained);
+	table_row_add(row->values, LB_NOBUSYG, bank, pass->nobusyg);
+	table_row_add(row->values, LB_NOBUSYQ, bank, pass->nobusyq);
+	table_row_add(row->values, LB_IMBALANCE_LOAD, bank,
 		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_load) & 3]);
-	value_add(row->values, LB_IMBALANCE_UTIL, bank,
+	table_row_add(row->values, LB_IMBALANCE_UTIL, bank,
 		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_util) & 3]);
-	value_add(row->values, LB_IMBALANCE_TASK, bank,
+	table_row_add(row->values, LB_IMBALANCE_TASK, bank,
 		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_task) & 3]);
-	value_add(row->values, LB_IMBALANCE_MISFIT, bank,
+	table_row_add(row->values, LB_IMBALANCE_MISFIT, bank,
 		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_misfit) & 3]);
 	return 0;
 }
@@ -1129,11 +1114,11 @@ static __always_inline int alb_exit(void)
 	row = named_row(&active_balance, &key, (struct sched_domain *)alb->sd, bank,
 			(void *)&zero_alb_row, IDLEBAL_DROPS_ALB);
 	if (row) {
-		value_add(row->values, ALB_COUNT, bank, 1);
+		table_row_add(row->values, ALB_COUNT, bank, 1);
 		if (alb->pushed)
-			value_add(row->values, ALB_PUSHED, bank, 1);
+			table_row_add(row->values, ALB_PUSHED, bank, 1);
 		else
-			value_add(row->values, ALB_FAILED, bank, 1);
+			table_row_add(row->values, ALB_FAILED, bank, 1);
 	}
 	if (!alb->pushed)
 		return 0;
@@ -1142,7 +1127,7 @@ static __always_inline int alb_exit(void)
 	drow = named_row(&domains, &dkey, (struct sched_domain *)alb->sd, bank,
 			 (void *)&zero_domain_row, IDLEBAL_DROPS_DOMAINS);
 	if (drow)
-		value_add(drow->values, LB_GAINED, bank, 1);
+		table_row_add(drow->values, LB_GAINED, bank, 1);
 	return 0;
 }
 

@@ -121,16 +121,6 @@ THREAD_STATE_MAP(scan_passes, struct scan_pass);
 THREAD_STATE_MAP(scan_vmas, struct vma_span);
 THREAD_STATE_MAP(migrations, struct migration);
 
-/* Adds delta to a banked row value (lib/bpf/table.h), atomically. */
-#define row_add(values, value, bank, delta)                                    \
-	do {                                                                   \
-		__u32 __slot = SCHEDSCAN_SLOT(value, bank);                    \
-                                                                               \
-		barrier_var(__slot);                                           \
-		if (__slot < sizeof(values) / sizeof((values)[0]))             \
-			__sync_fetch_and_add(&(values)[__slot], (delta));      \
-	} while (0)
-
 static __always_inline struct task_struct *current_task(void)
 {
 	return (struct task_struct *)bpf_get_current_task();
@@ -174,7 +164,7 @@ static __always_inline void count_process(__u32 bank, __u32 counter, __u64 delta
 	struct numascan_process *row = process_row(bank);
 
 	if (row && !mutation_drops())
-		row_add(row->counts, counter, bank, delta);
+		table_row_add_atomic(row->counts, counter, bank, delta);
 }
 
 static __always_inline struct numascan_vma *vma_row(__u32 bank, __u64 start, __u64 end)
@@ -353,9 +343,9 @@ static __always_inline void count_faulting_tid(struct numascan_vma *vma, __u32 b
 {
 	__u64 bit = tid_hash_bit(tid);
 
-	row_add(vma->counts, NV_FAULTING_TIDS, bank, 1);
+	table_row_add_atomic(vma->counts, NV_FAULTING_TIDS, bank, 1);
 	if (__sync_fetch_and_or(&vma->tid_hash_bits, bit) & bit)
-		row_add(vma->counts, NV_TID_HASH_COLLISIONS, bank, 1);
+		table_row_add_atomic(vma->counts, NV_TID_HASH_COLLISIONS, bank, 1);
 }
 
 /*
@@ -398,7 +388,7 @@ static __always_inline void decision_resolves(struct thread_vma_state *state, __
 		counter_add_if(bank, &counters, NUMASCAN_SCANS_AUDITED, 1);
 		counter_add_if(bank, &counters, NUMASCAN_SCANS_UNFAULTED_AFTER, 1);
 		if (vma)
-			row_add(vma->counts, NV_SCANS_UNFAULTED_AFTER, bank, 1);
+			table_row_add_atomic(vma->counts, NV_SCANS_UNFAULTED_AFTER, bank, 1);
 		state->scan_pending = 0;
 	}
 	if (state->skip_pending) {
@@ -466,19 +456,19 @@ static __always_inline int hint_leave(void)
 			       local ? NUMASCAN_HINT_FAULTS_LOCAL : NUMASCAN_HINT_FAULTS_REMOTE, 1);
 		process = process_row(bank);
 		if (process && !mutation_drops()) {
-			row_add(process->counts, NP_HINT_FAULTS, bank, 1);
+			table_row_add_atomic(process->counts, NP_HINT_FAULTS, bank, 1);
 			if (local)
-				row_add(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
+				table_row_add_atomic(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
 		}
 		vma = vma_row(bank, call->start, call->end);
 		if (vma) {
-			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
+			table_row_add_atomic(vma->counts, NV_HINT_FAULTS, bank, 1);
 			if (local)
-				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
+				table_row_add_atomic(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
 			if (first)
 				count_faulting_tid(vma, bank, tid);
 			if (skip_followed)
-				row_add(vma->counts, NV_SKIPS_FAULTED_AFTER, bank, 1);
+				table_row_add_atomic(vma->counts, NV_SKIPS_FAULTED_AFTER, bank, 1);
 		}
 	}
 	bpf_map_delete_elem(&hint_calls, &tid);
@@ -555,10 +545,10 @@ static __always_inline void count_node_pair(__u32 bank, int mem_node, int pages,
 			   NUMASCAN_NODE_PAIR_DROPS);
 	if (!row)
 		return;
-	row_add(row->counts, NN_TASK_FAULTS, bank, 1);
-	row_add(row->counts, NN_TASK_FAULT_PAGES, bank, pages);
+	table_row_add_atomic(row->counts, NN_TASK_FAULTS, bank, 1);
+	table_row_add_atomic(row->counts, NN_TASK_FAULT_PAGES, bank, pages);
 	if (flags & TNF_MIGRATED)
-		row_add(row->counts, NN_TASK_FAULTS_MIGRATED, bank, 1);
+		table_row_add_atomic(row->counts, NN_TASK_FAULTS_MIGRATED, bank, 1);
 }
 
 /*
@@ -591,9 +581,9 @@ static __always_inline void migration_done(__u32 bank, int to_node, int pages, i
 			   NUMASCAN_MIGRATION_PAIR_DROPS);
 	if (!row)
 		return;
-	row_add(row->counts, NM_HINT_FAULTS_MIGRATED, bank, 1);
-	row_add(row->counts, NM_HINT_FAULT_PAGES_MIGRATED, bank, pages);
-	row_add(row->counts, NM_MIGRATION_NS, bank, ns);
+	table_row_add_atomic(row->counts, NM_HINT_FAULTS_MIGRATED, bank, 1);
+	table_row_add_atomic(row->counts, NM_HINT_FAULT_PAGES_MIGRATED, bank, pages);
+	table_row_add_atomic(row->counts, NM_MIGRATION_NS, bank, ns);
 }
 
 /* The fault as task_numa_fault() accounts it to the task. */
@@ -620,25 +610,25 @@ static __always_inline int task_fault(int last_cpupid, int mem_node, int pages, 
 		counter_add_if(bank, &counters, NUMASCAN_HINT_FAULTS_MIGRATE_FAILED, 1);
 	process = process_row(bank);
 	if (process && !mutation_drops()) {
-		row_add(process->counts, NP_HINT_FAULT_PAGES, bank, pages);
+		table_row_add_atomic(process->counts, NP_HINT_FAULT_PAGES, bank, pages);
 		if (local)
-			row_add(process->counts, NP_HINT_FAULT_PAGES_LOCAL, bank, pages);
+			table_row_add_atomic(process->counts, NP_HINT_FAULT_PAGES_LOCAL, bank, pages);
 		if (flags & TNF_MIGRATED)
-			row_add(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
+			table_row_add_atomic(process->counts, NP_HINT_FAULTS_MIGRATED, bank, 1);
 		/* The rows' hint faults from here when the VMA hook is missing. */
 		if (!hint_at_prep) {
-			row_add(process->counts, NP_HINT_FAULTS, bank, 1);
+			table_row_add_atomic(process->counts, NP_HINT_FAULTS, bank, 1);
 			if (local)
-				row_add(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
+				table_row_add_atomic(process->counts, NP_HINT_FAULTS_LOCAL, bank, 1);
 		}
 	}
 	if (!hint_at_prep) {
 		struct numascan_vma *vma = vma_row(bank, 0, 0);
 
 		if (vma) {
-			row_add(vma->counts, NV_HINT_FAULTS, bank, 1);
+			table_row_add_atomic(vma->counts, NV_HINT_FAULTS, bank, 1);
 			if (local)
-				row_add(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
+				table_row_add_atomic(vma->counts, NV_HINT_FAULTS_LOCAL, bank, 1);
 		}
 	}
 	count_node_pair(bank, mem_node, pages, flags);
@@ -781,13 +771,13 @@ static __always_inline int prot_numa_leave(long updated)
 		/* Chunks of one pass are one scan of the VMA. */
 		if (!pass_id || row->last_pass != pass_id) {
 			row->last_pass = pass_id;
-			row_add(row->counts, NV_SCANS, bank, 1);
+			table_row_add_atomic(row->counts, NV_SCANS, bank, 1);
 			if (unfaulted)
-				row_add(row->counts, NV_SCANS_UNFAULTED, bank, 1);
+				table_row_add_atomic(row->counts, NV_SCANS_UNFAULTED, bank, 1);
 		}
-		row_add(row->counts, NV_PTE_UPDATES, bank, updated);
+		table_row_add_atomic(row->counts, NV_PTE_UPDATES, bank, updated);
 		if (unfaulted)
-			row_add(row->counts, NV_PTE_UPDATES_UNFAULTED, bank, updated);
+			table_row_add_atomic(row->counts, NV_PTE_UPDATES_UNFAULTED, bank, updated);
 	}
 	bpf_map_delete_elem(&scan_vmas, &tid);
 	return 0;
@@ -852,7 +842,7 @@ static __always_inline int vma_skipped(struct vm_area_struct *vma, int reason)
 	start = BPF_CORE_READ(vma, vm_start);
 	row = vma_row(bank, start, BPF_CORE_READ(vma, vm_end));
 	if (row)
-		row_add(row->counts, NV_VMA_SKIPS, bank, 1);
+		table_row_add_atomic(row->counts, NV_VMA_SKIPS, bank, 1);
 	/* ignore_pid is no skip: vma_is_accessed() lets the scan go on. */
 	if (!hint_at_prep || slot == NUMASCAN_SKIP_IGNORE_PID)
 		return 0;
