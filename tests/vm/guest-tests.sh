@@ -406,15 +406,18 @@ load_idlebal() {
     # pinned spinners on both nodes (two on CPU 0: the root domain stays
     # overloaded, so every CPU that goes idle runs newidle passes, and
     # balancing meets tasks it may not move), short unpinned ones forked on
-    # one CPU and spread by balancing, and wakeups; 36 s, so that the
+    # one CPU and spread by balancing, and wakeups; 48 s, so that the
     # edges' own balancing stays near 1% of the count: the idle CPUs
     # balance all the time, more so when a cut wakes them (seen 0.4-1.7%
     # over 4 s of all passes; per domain, the idle rows' widths reached
     # 2.4% over 8 s and 2.5% over 16 s, 20-30 passes in 40 ms of edges,
     # and newidle rows of 80 passes got 4 in the edges; over 24 s, 1.1-1.8%
     # in 16 runs, then 2.16% on 6.12 kprobe: 44 of 2056 idle passes of
-    # domain 0 in the edges). The width falls as 1/duration.
-    load_secs=36
+    # domain 0 in the edges; over 36 s, 1.0-1.6% in 12 clean-clone runs,
+    # then 2.28% on 6.1 fentry: 54 of 2369 in 89 ms of edges, the busiest
+    # edges balancing at ten times the run's mean rate). The width falls as
+    # 1/duration: 48 s.
+    load_secs=48
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l1=$!
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l0=$!
     "$WL/spinner" -c 4 -s $load_secs >/dev/null 2>&1 & l2=$!
