@@ -1613,12 +1613,14 @@ numascan_audit() {
                 scans++; unfaulted++; if (start == b1) unf1++
                 if (start == b0) {
                     unf0++
-                    # a scan that marked no PTE (change_prot_numa()
-                    # returned 0) sets no fault up: not held to one
-                    if (at[k] < late && pid == tid0 && marked[k] == 0 && marked[k] != "") unmarked0++
-                    else if (at[k] < late && pid == tid0) {
-                        unf0_early++
-                        why = why sprintf("scan%d@%.4f(marked%s,fault1@%.4f,faults%d)->%s@%.4f;", nsc0, at[k], marked[k] == "" ? "?" : marked[k], ff0, nf0, ev, t)
+                    if (at[k] < late && pid == tid0) {
+                        # a scan that marked no PTE (change_prot_numa()
+                        # returned 0) sets no fault up: not held to one
+                        if (marked[k] == 0 && marked[k] != "") unmarked0++
+                        else {
+                            unf0_early++
+                            why = why sprintf("scan%d@%.4f(marked%s,fault1@%.4f,faults%d)->%s@%.4f;", nsc0, at[k], marked[k] == "" ? "?" : marked[k], ff0, nf0, ev, t)
+                        }
                     }
                 }
                 sp[k] = 0
@@ -1644,8 +1646,11 @@ numascan_audit() {
             start = sprintf("%.0f", arg("start") + 0); k = pid SUBSEP start
             if (ev == "audit_scan:") {
                 open[pid] = ""
-                if (new_decision(k)) { decide(k, start); sp[k] = 1; at[k] = t; dp[k] = pass[pid]; marked[k] = ""; open[pid] = k; calls++; if (start == b0 && pid == tid0) nsc0++ }
-                else if (!sp[k]) { kp[k] = ""; sp[k] = 1; at[k] = t; marked[k] = ""; open[pid] = k; calls++ }
+                fresh = new_decision(k)
+                if (fresh) { decide(k, start); dp[k] = pass[pid]; if (start == b0 && pid == tid0) nsc0++ }
+                else if (!sp[k]) kp[k] = ""
+                # a scan set up (a new decision, or one after a skip): its return is awaited
+                if (fresh || !sp[k]) { sp[k] = 1; at[k] = t; marked[k] = ""; open[pid] = k; calls++ }
                 if (start == b1) scans1++
                 next
             }
