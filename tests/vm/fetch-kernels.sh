@@ -14,7 +14,8 @@
 # which kernels it uses.
 #
 # Environment:
-#   VM_KERNELS   series (or kver prefixes) to fetch, e.g. "6.12"; default "6.1 6.12"
+#   VM_KERNELS   series (or kver prefixes) to fetch, e.g. "6.12"; default "6.1 6.12";
+#                spaces or commas between them, like VM_TOOLS and VM_MODES
 set -euo pipefail
 
 usage() { echo "usage: $0 OUTDIR" >&2; exit 2; }
@@ -27,7 +28,7 @@ SERIES_ALL="6.1 6.12"
 want_series() {  # want_series SERIES -> 0 if VM_KERNELS selects it
     local s=$1 w
     [ -n "${VM_KERNELS:-}" ] || return 0
-    for w in $VM_KERNELS; do
+    for w in ${VM_KERNELS//,/ }; do
         case "$w" in
             "$s") return 0 ;;
             "$s".*|"$s"-*|"$s"+*) return 0 ;;   # a full kver of this series
@@ -111,6 +112,17 @@ ensure_lists() {  # ensure_lists WHY
 
 selected=""
 rc=0
+# A word that selects no series would shrink the run to nothing, silently.
+for w in ${VM_KERNELS//,/ }; do
+    hit=0
+    for s in $SERIES_ALL; do
+        VM_KERNELS=$w want_series "$s" && hit=1
+    done
+    if [ "$hit" = 0 ]; then
+        echo "fetch-kernels: ERROR: VM_KERNELS names '$w', which is no kernel series of $SERIES_ALL" >&2
+        rc=1
+    fi
+done
 for s in $SERIES_ALL; do
     want_series "$s" || continue
     pkg=$(newest_pkg "$s")

@@ -12,7 +12,7 @@
 # "vmcheck: ...". A guest that does not boot or finish yields a "not ok" line.
 #
 # Environment:
-#   VM_KERNELS     subset of series / kvers, e.g. "6.12" (default "6.1 6.12")
+#   VM_KERNELS     subset of series / kvers, e.g. "6.12" or "6.1,6.12" (default "6.1 6.12")
 #   VM_TIMEOUT     seconds per guest before it counts as hung (default 1500)
 #   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
 #                  SCHEDSCAN_BUILD defaults to build)
@@ -392,6 +392,9 @@ if [ "$SIS_FILTER_BOOT" = 1 ]; then
         tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"
     fi
 fi
+
+# A narrowed run that booted nothing checked nothing: not a pass.
+[ ${#KVERS[@]} -gt 0 ] || tap_notok "vmcheck: no guest booted (VM_KERNELS='${VM_KERNELS:-}', VM_PATCHED_ONLY='${VM_PATCHED_ONLY:-}')"
 
 # ------------------------------------------------------------- tier matrix
 if [ ${#KVERS[@]} -gt 0 ]; then
