@@ -146,9 +146,9 @@ static __always_inline struct numascan_process *process_row(__u32 bank)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	/*
-	 * Not counted, no row: SCHEDSCAN_SLOT() of bank 0 is bank 2's slot, so
-	 * an existing row would count the event into a window (the tool's own
-	 * page faults between its readings did: rows 4 above the scalar).
+	 * Bank 0 is not counting: table_row_add*() would add nothing (they
+	 * guard the bug of 53ad565, where SCHEDSCAN_SLOT() of bank 0 counted
+	 * into bank 2), so return before the hash lookup and the comm read.
 	 */
 	if (!bank)
 		return NULL;
