@@ -415,8 +415,12 @@ load_idlebal() {
     # in 16 runs, then 2.16% on 6.12 kprobe: 44 of 2056 idle passes of
     # domain 0 in the edges; over 36 s, 1.0-1.6% in 12 clean-clone runs,
     # then 2.28% on 6.1 fentry: 54 of 2369 in 89 ms of edges, the busiest
-    # edges balancing at ten times the run's mean rate). The width falls as
-    # 1/duration: 48 s.
+    # edges balancing at ten times the run's mean rate). 48 s, on the
+    # argument that the width falls as 1/duration; it does not: over
+    # d20-d34 the edges held 22-55 passes at 36 and 48 s alike, and the
+    # idle rows' counts scatter with how many CPUs the load leaves idle
+    # (1950-8668 per run), not with its length (6.1 fentry at 48 s: 2601,
+    # 1.98% wide once). A floor of idle CPUs is the fix still to make.
     load_secs=48
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l1=$!
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l0=$!
