@@ -385,7 +385,7 @@ static __always_inline void ilb_count(__u32 cpu, __u32 bank, __u32 counter, __u3
 	struct idlebal_ilb_row *row = bpf_map_lookup_elem(&ilb_cpus, &cpu);
 
 	counter_add_if(bank, &counters, counter, 1);
-	if (row && bank && !mutation_drops())
+	if (row && !mutation_drops())
 		table_row_add(row->values, value, bank, 1);
 }
 
@@ -813,6 +813,9 @@ static __always_inline int lb_enter(int this_cpu, struct rq *this_rq,
 	return 0;
 }
 
+/* The kernel's enum migration_type value, as an index of imbalance_sum[]. */
+#define migration_slot(type) (bpf_core_enum_value(enum migration_type, type) & 3)
+
 /*
  * One find_busiest_group() ... redo iteration ends: the kernel added the
  * imbalance if it found a busiest queue, else counted lb_nobusyq.
@@ -834,13 +837,13 @@ static __always_inline void lb_iteration_end(struct lb_pass *pass, bool found)
 	}
 	type = pass->migration_type & 3;
 	pass->imbalance_sum[type] += pass->imbalance;
-	if (type == bpf_core_enum_value(enum migration_type, migrate_load))
+	if (type == migration_slot(migrate_load))
 		hist_record_if(pass->bank, &counters, IDLEBAL_LB_IMBALANCE_LOAD_HIST,
 			       IDLEBAL_TIME_SLOTS, log2_slot(pass->imbalance), pass->imbalance);
-	else if (type == bpf_core_enum_value(enum migration_type, migrate_util))
+	else if (type == migration_slot(migrate_util))
 		hist_record_if(pass->bank, &counters, IDLEBAL_LB_IMBALANCE_UTIL_HIST,
 			       IDLEBAL_TIME_SLOTS, log2_slot(pass->imbalance), pass->imbalance);
-	else if (type == bpf_core_enum_value(enum migration_type, migrate_task))
+	else if (type == migration_slot(migrate_task))
 		hist_record_if(pass->bank, &counters, IDLEBAL_LB_IMBALANCE_TASK_HIST,
 			       IDLEBAL_TIME_SLOTS, log2_slot(pass->imbalance), pass->imbalance);
 }
@@ -927,13 +930,13 @@ static __always_inline int lb_exit(int moved)
 	table_row_add(row->values, LB_NOBUSYG, bank, pass->nobusyg);
 	table_row_add(row->values, LB_NOBUSYQ, bank, pass->nobusyq);
 	table_row_add(row->values, LB_IMBALANCE_LOAD, bank,
-		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_load) & 3]);
+		      pass->imbalance_sum[migration_slot(migrate_load)]);
 	table_row_add(row->values, LB_IMBALANCE_UTIL, bank,
-		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_util) & 3]);
+		      pass->imbalance_sum[migration_slot(migrate_util)]);
 	table_row_add(row->values, LB_IMBALANCE_TASK, bank,
-		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_task) & 3]);
+		      pass->imbalance_sum[migration_slot(migrate_task)]);
 	table_row_add(row->values, LB_IMBALANCE_MISFIT, bank,
-		  pass->imbalance_sum[bpf_core_enum_value(enum migration_type, migrate_misfit) & 3]);
+		      pass->imbalance_sum[migration_slot(migrate_misfit)]);
 	return 0;
 }
 
