@@ -405,22 +405,17 @@ load_sisscan() { "$WL/pingpong" -n 20000 >/dev/null 2>&1; }
 load_idlebal() {
     # pinned spinners on both nodes (two on CPU 0: the root domain stays
     # overloaded, so every CPU that goes idle runs newidle passes, and
-    # balancing meets tasks it may not move), short unpinned ones forked on
-    # one CPU and spread by balancing, and wakeups; 48 s, so that the
-    # edges' own balancing stays near 1% of the count: the idle CPUs
-    # balance all the time, more so when a cut wakes them (seen 0.4-1.7%
-    # over 4 s of all passes; per domain, the idle rows' widths reached
-    # 2.4% over 8 s and 2.5% over 16 s, 20-30 passes in 40 ms of edges,
-    # and newidle rows of 80 passes got 4 in the edges; over 24 s, 1.1-1.8%
-    # in 16 runs, then 2.16% on 6.12 kprobe: 44 of 2056 idle passes of
-    # domain 0 in the edges; over 36 s, 1.0-1.6% in 12 clean-clone runs,
-    # then 2.28% on 6.1 fentry: 54 of 2369 in 89 ms of edges, the busiest
-    # edges balancing at ten times the run's mean rate). 48 s, on the
-    # argument that the width falls as 1/duration; it does not: over
-    # d20-d34 the edges held 22-55 passes at 36 and 48 s alike, and the
-    # idle rows' counts scatter with how many CPUs the load leaves idle
-    # (1950-8668 per run), not with its length (6.1 fentry at 48 s: 2601,
-    # 1.98% wide once). A floor of idle CPUs is the fix still to make.
+    # balancing meets tasks it may not move), two short unpinned ones
+    # forked on one CPU and spread by balancing, and wakeups, for 48 s.
+    # An idle row's width is the idle load balance runs in the edges (22-55
+    # passes of domain 0 in 14 clean-clone runs, at 36 s and 48 s alike)
+    # over the row's count, and that count is set by how many CPUs the load
+    # leaves idle (each balanced every few ms), not by the run's length.
+    # With three unpinned spinners domain 0's idle row scattered over
+    # 1950-9226 passes (6.1 fentry at 48 s: 2601-4948, 1.98% wide once;
+    # 2.30% at 36 s); two leave one CPU more idle: 4061-9103 over three
+    # narrowed guest runs (6.1 fentry 6087-6827), idle rows at most 0.97%
+    # wide.
     load_secs=48
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l1=$!
     "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l0=$!
@@ -429,9 +424,8 @@ load_idlebal() {
     r=0
     while [ $r -lt $load_secs ]; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
-        "$WL/spinner" -s 1 >/dev/null 2>&1 & s2=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
-        wait $s1 $s2
+        wait $s1
         r=$((r + 1))
     done
     wait $l0 $l1 $l2 $l3
