@@ -113,7 +113,8 @@ ensure_lists() {  # ensure_lists WHY
 selected=""
 rc=0
 # A word that selects no series would shrink the run to nothing, silently.
-for w in ${VM_KERNELS//,/ }; do
+vm_kernels=${VM_KERNELS:-}
+for w in ${vm_kernels//,/ }; do
     hit=0
     for s in $SERIES_ALL; do
         VM_KERNELS=$w want_series "$s" && hit=1
