@@ -4,10 +4,13 @@
  * records; the tests are in lib/stats.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "compare.h"
 #include "json.h"
 #include "plot.h"
@@ -19,116 +22,782 @@
 #define TABLE_COUNTERS_MAX 32
 #define BAR_WIDTH 18
 
+/* A histogram bucket pooled over runs; also one run's, to check they agree. */
+struct bucket_pair {
+	unsigned long long low, high;
+	bool open;		/* the last, open-ended bucket */
+	double a, b;
+};
+
+/* "2-3", "0", or "8+" for the open last bucket. */
+static void fmt_range(const struct bucket_pair *bk, char *buf, size_t len)
+{
+	if (bk->open)
+		snprintf(buf, len, "%llu+", bk->low);
+	else if (bk->low == bk->high)
+		snprintf(buf, len, "%llu", bk->low);
+	else
+		snprintf(buf, len, "%llu-%llu", bk->low, bk->high);
+}
+
+/* Whether name is one of the key fields of a table's by ("cpu+domain"). */
+static bool is_key_field(const char *by, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = by; (p = strstr(p, name)); p += n)
+		if ((p == by || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+#define MIB (1024ULL * 1024)
+/* The least read; the buffer doubles as a long line needs. */
+#define READ_CHUNK (64 * 1024)
+
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+/* A size in MiB as the sentences give it: "64", or "0.5" for a test's bounds. */
+static void fmt_mib(unsigned long long bytes, char *buf, size_t len)
+{
+	if (bytes % MIB)
+		snprintf(buf, len, "%.3g", (double)bytes / MIB);
+	else
+		snprintf(buf, len, "%llu", bytes / MIB);
+}
+
+static int too_large(const char *path, unsigned long long max_file, char *err, size_t errlen)
+{
+	char mib[32];
+
+	fmt_mib(max_file, mib, sizeof(mib));
+	return errmsg(err, errlen, "%s is larger than %s MiB, the most --compare reads", path, mib);
+}
+
+static int too_long(const char *path, size_t line_no, size_t max_line, char *err, size_t errlen)
+{
+	char mib[32];
+
+	fmt_mib(max_line, mib, sizeof(mib));
+	return errmsg(err, errlen, "%s line %zu is longer than %s MiB, the longest line --compare reads",
+		      path, line_no, mib);
+}
+
+/*
+ * Opens path for reading if it is a regular file. stat() first, so that
+ * a device is never opened (opening one can act: a tape rewinds); fstat()
+ * after, as the path may have changed in between. O_NONBLOCK, so that
+ * opening a FIFO that slipped in does not wait for a writer.
+ */
+static int open_regular(const char *path, unsigned long long max_file, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, flags;
+
+	if (stat(path, &st))
+		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errmsg(err, errlen, "%s is not a regular file (%s)", path, file_kind(st.st_mode));
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errmsg(err, errlen, "%s is not a regular file (%s)", path, file_kind(st.st_mode));
+		goto fail;
+	}
+	if ((unsigned long long)st.st_size > max_file) {
+		too_large(path, max_file, err, errlen);
+		goto fail;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int compare_read_lines(const char *path, unsigned long long max_file, size_t max_line,
+		       compare_line_fn each_line, void *ctx, char *err, size_t errlen)
+{
+	/* buf[start, len): the lines not handed out yet; buf[start, scan) holds no '\n'. */
+	size_t cap = 0, len = 0, start = 0, scan = 0, line_no = 0;
+	unsigned long long total = 0;
+	bool at_eof = false;
+	char *buf = NULL;
+	int fd = open_regular(path, max_file, err, errlen), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		char *newline = len > scan ? memchr(buf + scan, '\n', len - scan) : NULL;
+
+		if (newline) {
+			size_t end = (size_t)(newline - buf);
+
+			if (end - start > max_line) {
+				too_long(path, line_no + 1, max_line, err, errlen);
+				goto out;
+			}
+			if (each_line(buf + start, end - start, ++line_no, ctx, err, errlen))
+				goto out;
+			start = scan = end + 1;
+			continue;
+		}
+		scan = len;
+		if (len - start > max_line) {
+			too_long(path, line_no + 1, max_line, err, errlen);
+			goto out;
+		}
+		if (at_eof)
+			break;
+		/* Only the line being read is kept: move it to the front. */
+		if (start) {
+			memmove(buf, buf + start, len - start);
+			len -= start;
+			scan -= start;
+			start = 0;
+		}
+		if (grow_array((void **)&buf, &cap, len + READ_CHUNK, 1)) {
+			errmsg(err, errlen, "cannot read %s: %s", path, strerror(ENOMEM));
+			goto out;
+		}
+		/*
+		 * Read with the caps, not st_size: the file may grow while read
+		 * (a run still writing it), or say 0 and hold more. The buffer
+		 * holds the line being read only, at most one byte past the
+		 * longest line.
+		 */
+		size_t want = cap - len;
+
+		if (want > max_line + 1 - len)
+			want = max_line + 1 - len;
+		if (want > max_file + 1 - total)
+			want = (size_t)(max_file + 1 - total);
+		ssize_t got = read(fd, buf + len, want);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			goto out;
+		}
+		at_eof = got == 0;
+		len += (size_t)got;
+		total += (unsigned long long)got;
+		if (total > max_file) {
+			too_large(path, max_file, err, errlen);
+			goto out;
+		}
+	}
+	if (len > start && each_line(buf + start, len - start, ++line_no, ctx, err, errlen))
+		goto out;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* ------------------------------------------------------------- validation */
+
+/*
+ * Every field --compare reads is checked against docs/json.md's schema
+ * before a number is computed from it: a negative or string counter, a
+ * ratio of 1e308, a histogram with a bucket twice would otherwise come out
+ * as a plausible-looking comparison. Fields it does not read (version,
+ * kernel, start, unavailable, prog_stats) are not required: a file is
+ * refused only for what would make the comparison wrong. Integers are
+ * taken as the tools write them, in digits (not 1e3 or 5.0).
+ */
+
+/* A record's place, for the sentence that refuses it. */
+struct record_at {
+	const char *file;
+	size_t line;
+};
+
+static int refuse(const struct record_at *at, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int refuse(const struct record_at *at, char *err, size_t errlen, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return errmsg(err, errlen, "%s line %zu: %s", at->file, at->line, what);
+}
+
+/*
+ * A field's path for a sentence ("metrics.x.hist.buckets[2].low"); a
+ * crafted name longer than the buffer is cut, the sentence still says
+ * where.
+ */
+static const char *field_path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const char *field_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+/* A value as a sentence quotes it: -5, 1e+308, the string "5", an object. */
+static const char *shown(const struct jv *v, char *buf, size_t len)
+{
+	if (!v)
+		return "absent";
+	switch (v->type) {
+	case JV_NULL:
+		return "null";
+	case JV_BOOL:
+		return v->boolean ? "true" : "false";
+	case JV_STRING:
+		snprintf(buf, len, "the string \"%.24s%s\"", v->string,
+			 strlen(v->string) > 24 ? "..." : "");
+		return buf;
+	case JV_ARRAY:
+		return "an array";
+	case JV_OBJECT:
+		return "an object";
+	case JV_NUMBER:
+		break;
+	}
+	if (v->is_integer)
+		snprintf(buf, len, "%s%llu", v->negative ? "-" : "", v->magnitude);
+	else if (v->number == floor(v->number) && fabs(v->number) < 1e21)
+		/* 2^64 in digits, not 1.84467e+19; 5e0 as 5.0, not as a "5" refused */
+		snprintf(buf, len, fabs(v->number) < 18446744073709551616.0 ? "%.1f" : "%.0f",
+			 v->number);
+	else
+		snprintf(buf, len, "%g", v->number);
+	return buf;
+}
+
+/* A counter: an integer from 0 to 2^64 - 1, in digits. */
+static int need_count(const struct jv *v, const struct record_at *at, const char *field,
+		      unsigned long long *out, char *err, size_t errlen)
+{
+	unsigned long long u;
+	char buf[64];
+
+	if (!jv_u64(v, &u))
+		return refuse(at, err, errlen, "%s is %s, not a count (an integer from 0 to 2^64 - 1, in digits)",
+			      field, shown(v, buf, sizeof(buf)));
+	if (out)
+		*out = u;
+	return 0;
+}
+
+/* A key field of a table row: an integer of 64 bits, -1 meaning "all" (docs/json.md). */
+static int need_key(const struct jv *v, const struct record_at *at, const char *field,
+		    char *err, size_t errlen)
+{
+	char buf[64];
+
+	if (v->type == JV_NUMBER && v->is_integer && (!v->negative || v->magnitude <= 1ULL << 63))
+		return 0;
+	return refuse(at, err, errlen, "%s is %s, not an integer key of 64 bits", field,
+		      shown(v, buf, sizeof(buf)));
+}
+
+static int need_bool(const struct jv *v, const struct record_at *at, const char *field,
+		     char *err, size_t errlen)
+{
+	char buf[64];
+
+	if (v && v->type == JV_BOOL)
+		return 0;
+	return refuse(at, err, errlen, "%s is %s, not true or false", field, shown(v, buf, sizeof(buf)));
+}
+
+/* One of names (NULL-terminated), listed in the sentence if not. */
+static int need_one_of(const struct jv *v, const char *const *names, const struct record_at *at,
+		       const char *field, char *err, size_t errlen)
+{
+	const char *s = jv_string(v);
+	char buf[64], list[160] = "";
+	size_t used = 0;
+
+	for (int i = 0; names[i]; i++) {
+		if (s && !strcmp(s, names[i]))
+			return 0;
+		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+					 "%s%s", i ? ", " : "", names[i]);
+	}
+	return refuse(at, err, errlen, "%s is %s, not one of %s", field, shown(v, buf, sizeof(buf)),
+		      list);
+}
+
+static int need_object(const struct jv *v, const struct record_at *at, const char *field,
+		       char *err, size_t errlen)
+{
+	char buf[64];
+
+	if (v && v->type == JV_OBJECT)
+		return 0;
+	return refuse(at, err, errlen, "%s is %s, not an object", field, shown(v, buf, sizeof(buf)));
+}
+
+static int need_array(const struct jv *v, const struct record_at *at, const char *field,
+		      char *err, size_t errlen)
+{
+	char buf[64];
+
+	if (v && v->type == JV_ARRAY)
+		return 0;
+	return refuse(at, err, errlen, "%s is %s, not an array", field, shown(v, buf, sizeof(buf)));
+}
+
+static int by_string(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * A name an object has twice, or NULL. JSON allows it, but a reader
+ * takes one and --compare would take the other: a metric named twice
+ * would be compared twice. Sorted past a few members (a crafted object
+ * of 10^6 members must not cost 10^12 comparisons).
+ */
+static const char *repeated_name(const struct jv *obj)
+{
+	const char *found = NULL;
+	char **sorted;
+
+	if (obj->n <= 16) {
+		for (size_t i = 0; i < obj->n; i++)
+			for (size_t k = i + 1; k < obj->n; k++)
+				if (!strcmp(obj->keys[i], obj->keys[k]))
+					return obj->keys[i];
+		return NULL;
+	}
+	sorted = malloc(obj->n * sizeof(*sorted));
+	if (!sorted)
+		return NULL;
+	memcpy(sorted, obj->keys, obj->n * sizeof(*sorted));
+	qsort(sorted, obj->n, sizeof(*sorted), by_string);
+	for (size_t i = 1; i < obj->n && !found; i++)
+		if (!strcmp(sorted[i - 1], sorted[i]))
+			found = sorted[i];
+	free(sorted);
+	return found;
+}
+
+static int need_unique_names(const struct jv *obj, const struct record_at *at, const char *field,
+			     char *err, size_t errlen)
+{
+	const char *name = repeated_name(obj);
+
+	if (!name)
+		return 0;
+	return refuse(at, err, errlen, "%s has two members named %s", field, name);
+}
+
+/*
+ * Names as the tools write them (docs/json.md's pattern of a row's
+ * fields): they are printed as they are, in 80 columns, so a name with a
+ * terminal escape or a newline must not get there.
+ */
+static bool plain_name(const char *name)
+{
+	if (*name < 'a' || *name > 'z')
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	return true;
+}
+
+static int need_plain_name(const char *name, const struct record_at *at, const char *what,
+			   char *err, size_t errlen)
+{
+	if (plain_name(name))
+		return 0;
+	return refuse(at, err, errlen, "%s \"%.40s\": not a name of lower-case letters, digits and _",
+		      what, name);
+}
+
+static const char *const metric_tiers[] = { "fentry", "kprobe", "tp_btf", "raw_tp", "tracepoint",
+					    "procfs", NULL };
+/* A table is fed by BPF programs: no procfs tier. */
+static const char *const table_tiers[] = { "fentry", "kprobe", "tp_btf", "raw_tp", "tracepoint",
+					   NULL };
+static const char *const hist_kinds[] = { "log2", "linear", NULL };
+static const char *const record_types[] = { "interval", "summary", NULL };
+
+/*
+ * A histogram object: its buckets non-empty, each once, in increasing
+ * order (bucket k ends before bucket k + 1 starts), only the last one
+ * open-ended; what --compare merges bucket by bucket across runs.
+ */
+static int check_hist(const struct jv *h, const struct record_at *at, const char *field,
+		      char *err, size_t errlen)
+{
+	static const char *const counts[] = { "count", "p50", "p90", "p99", "max" };
+	unsigned long long previous_high = 0;
+	const struct jv *buckets;
+	char f[256];
+
+	if (need_object(h, at, field, err, errlen) || need_unique_names(h, at, field, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.kind", field);
+	if (need_one_of(jv_get(h, "kind"), hist_kinds, at, f, err, errlen))
+		return -1;
+	if (!jv_string(jv_get(h, "unit")))
+		return refuse(at, err, errlen, "%s.unit is %s, not a string", field,
+			      shown(jv_get(h, "unit"), f, sizeof(f)));
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+		field_path(f, sizeof(f), "%s.%s", field, counts[i]);
+		if (need_count(jv_get(h, counts[i]), at, f, NULL, err, errlen))
+			return -1;
+	}
+	buckets = jv_get(h, "buckets");
+	field_path(f, sizeof(f), "%s.buckets", field);
+	if (need_array(buckets, at, f, err, errlen))
+		return -1;
+	if (buckets->n > COMPARE_MAX_BUCKETS)
+		return refuse(at, err, errlen, "%s has %zu buckets, more than the %d --compare takes",
+			      f, buckets->n, COMPARE_MAX_BUCKETS);
+	for (size_t i = 0; i < buckets->n; i++) {
+		const struct jv *b = &buckets->items[i], *high;
+		unsigned long long low = 0, high_value = 0, count = 0;
+
+		field_path(f, sizeof(f), "%s.buckets[%zu]", field, i);
+		if (need_object(b, at, f, err, errlen) || need_unique_names(b, at, f, err, errlen))
+			return -1;
+		field_path(f, sizeof(f), "%s.buckets[%zu].low", field, i);
+		if (need_count(jv_get(b, "low"), at, f, &low, err, errlen))
+			return -1;
+		high = jv_get(b, "high");
+		field_path(f, sizeof(f), "%s.buckets[%zu].high", field, i);
+		if (!high || high->type != JV_NULL) {
+			if (need_count(high, at, f, &high_value, err, errlen))
+				return -1;
+			if (high_value < low)
+				return refuse(at, err, errlen, "%s is %llu, below the bucket's low %llu",
+					      f, high_value, low);
+		} else if (i + 1 < buckets->n) {
+			return refuse(at, err, errlen,
+				      "%s is null (open-ended) but the bucket is not the last", f);
+		}
+		if (i && low <= previous_high)
+			return refuse(at, err, errlen,
+				      "%s.buckets[%zu] starts at %llu, not after the previous bucket's end %llu: each bucket is listed once, in increasing order",
+				      field, i, low, previous_high);
+		field_path(f, sizeof(f), "%s.buckets[%zu].count", field, i);
+		if (need_count(jv_get(b, "count"), at, f, &count, err, errlen))
+			return -1;
+		if (!count)
+			return refuse(at, err, errlen, "%s is 0: only non-empty buckets are listed", f);
+		previous_high = high_value;
+	}
+	return 0;
+}
+
+/*
+ * A ratio: null when its denominator is 0, else a share of it in percent:
+ * at least 0, and at most what a 64-bit count over the denominator can
+ * give (not 100: numa_pte_fault_pct, hint faults per PTE update, passes
+ * 100 when a window's faults trap PTEs an earlier window marked). Files
+ * of versions before the denominator was written have none.
+ */
+static int check_ratio(const struct jv *m, const struct record_at *at, const char *field,
+		       char *err, size_t errlen)
+{
+	const struct jv *value = jv_get(m, "value"), *den = jv_get(m, "denominator");
+	/* 100 (2^64 - 1): the most percent of two 64-bit counts, 1 event the least denominator. */
+	const double most = 100 * 18446744073709551615.0;
+	unsigned long long events = 1;
+	char f[256], buf[64];
+	double pct;
+
+	field_path(f, sizeof(f), "%s.unit", field);
+	if (!jv_string(jv_get(m, "unit")) || strcmp(jv_string(jv_get(m, "unit")), "percent"))
+		return refuse(at, err, errlen, "%s is %s, not \"percent\"", f,
+			      shown(jv_get(m, "unit"), buf, sizeof(buf)));
+	field_path(f, sizeof(f), "%s.denominator", field);
+	if (den && need_count(den, at, f, &events, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.value", field);
+	if (value->type == JV_NULL) {
+		if (den && events)
+			return refuse(at, err, errlen,
+				      "%s is null over a denominator of %llu events: null is a ratio of no event",
+				      f, events);
+		return 0;
+	}
+	if (!jv_number(value, &pct) || !(pct >= 0))
+		return refuse(at, err, errlen, "%s is %s, not a percentage (a number of at least 0, or null)",
+			      f, shown(value, buf, sizeof(buf)));
+	if (pct > most)
+		return refuse(at, err, errlen, "%s is %s, more than a ratio of 64-bit counts can be", f,
+			      shown(value, buf, sizeof(buf)));
+	if (!den)
+		return 0;
+	if (!events)
+		return refuse(at, err, errlen, "%s is %s over a denominator of 0: a ratio of no event is null",
+			      f, shown(value, buf, sizeof(buf)));
+	if (pct * (double)events / 100 > 18446744073709551615.0)
+		return refuse(at, err, errlen,
+			      "%s is %s%% of %llu events, more than 2^64 - 1: not a ratio of counts", f,
+			      shown(value, buf, sizeof(buf)), events);
+	return 0;
+}
+
+/*
+ * A metric object: a tier and estimated, then a counter's value, a
+ * ratio's value with unit and denominator, or a histogram.
+ */
+static int check_metric(const struct jv *m, const char *name, const struct record_at *at,
+			char *err, size_t errlen)
+{
+	const struct jv *value, *hist;
+	char field[160], f[256];
+
+	field_path(field, sizeof(field), "metrics.%s", name);
+	if (need_plain_name(name, at, "metrics has a member", err, errlen) ||
+	    need_object(m, at, field, err, errlen) || need_unique_names(m, at, field, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.tier", field);
+	if (need_one_of(jv_get(m, "tier"), metric_tiers, at, f, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.estimated", field);
+	if (need_bool(jv_get(m, "estimated"), at, f, err, errlen))
+		return -1;
+	value = jv_get(m, "value");
+	hist = jv_get(m, "hist");
+	if (!value == !hist)
+		return refuse(at, err, errlen, "%s has %s: a metric has a value or a hist", field,
+			      value ? "both value and hist" : "neither value nor hist");
+	if (hist) {
+		if (jv_get(m, "unit") || jv_get(m, "denominator"))
+			return refuse(at, err, errlen, "%s has a hist and a unit or denominator", field);
+		field_path(f, sizeof(f), "%s.hist", field);
+		return check_hist(hist, at, f, err, errlen);
+	}
+	if (jv_get(m, "unit"))
+		return check_ratio(m, at, field, err, errlen);
+	if (jv_get(m, "denominator"))
+		return refuse(at, err, errlen, "%s has a denominator but no unit: only a ratio has one",
+			      field);
+	field_path(f, sizeof(f), "%s.value", field);
+	return need_count(value, at, f, NULL, err, errlen);
+}
+
+/*
+ * A table: rows of key fields (integers, named in by), labels (strings)
+ * and counters (counts; idlebal's schedstat, an object of counts).
+ */
+static int check_table(const struct jv *t, const char *name, const struct record_at *at,
+		       char *err, size_t errlen)
+{
+	const struct jv *rows, *by = jv_get(t, "by");
+	char f[256];
+
+	if (need_plain_name(name, at, "the record has a table", err, errlen) ||
+	    need_unique_names(t, at, name, err, errlen))
+		return -1;
+	/* Each row's fields are looked up in by: a short list of names. */
+	if (!jv_string(by) || strlen(by->string) > 128 ||
+	    strspn(by->string, "abcdefghijklmnopqrstuvwxyz_+") != strlen(by->string) ||
+	    !by->string[0] || by->string[0] == '+' || strstr(by->string, "++") ||
+	    by->string[strlen(by->string) - 1] == '+')
+		return refuse(at, err, errlen,
+			      "%s.by is not a list of key names joined by + (as \"cpu+domain\")", name);
+	field_path(f, sizeof(f), "%s.tier", name);
+	if (jv_get(t, "tier") && need_one_of(jv_get(t, "tier"), table_tiers, at, f, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.estimated", name);
+	if (jv_get(t, "estimated") && need_bool(jv_get(t, "estimated"), at, f, err, errlen))
+		return -1;
+	field_path(f, sizeof(f), "%s.rows_dropped", name);
+	if (jv_get(t, "rows_dropped") && need_count(jv_get(t, "rows_dropped"), at, f, NULL, err, errlen))
+		return -1;
+	rows = jv_get(t, "rows");
+	field_path(f, sizeof(f), "%s.rows", name);
+	if (need_array(rows, at, f, err, errlen))
+		return -1;
+	for (size_t r = 0; r < rows->n; r++) {
+		const struct jv *row = &rows->items[r];
+
+		field_path(f, sizeof(f), "%s.rows[%zu]", name, r);
+		if (need_object(row, at, f, err, errlen) || need_unique_names(row, at, f, err, errlen))
+			return -1;
+		for (size_t i = 0; i < row->n; i++) {
+			const struct jv *v = &row->items[i];
+			const char *field = row->keys[i];
+
+			field_path(f, sizeof(f), "%s.rows[%zu] has a field", name, r);
+			if (need_plain_name(field, at, f, err, errlen))
+				return -1;
+			field_path(f, sizeof(f), "%s.rows[%zu].%s", name, r, field);
+			if (is_key_field(by->string, field)) {
+				if (need_key(v, at, f, err, errlen))
+					return -1;
+			} else if (v->type == JV_STRING) {
+				continue;	/* a label */
+			} else if (!strcmp(field, "schedstat") && v->type == JV_OBJECT) {
+				if (need_unique_names(v, at, f, err, errlen))
+					return -1;
+				for (size_t k = 0; k < v->n; k++) {
+					char g[320];
+
+					field_path(g, sizeof(g), "%s.%s", f, v->keys[k]);
+					if (need_count(&v->items[k], at, g, NULL, err, errlen))
+						return -1;
+				}
+			} else if (need_count(v, at, f, NULL, err, errlen)) {
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A record's own fields, its metrics and its tables (type, tool and metrics are there). */
+static int check_record(const struct jv *record, const struct record_at *at, char *err,
+			size_t errlen)
+{
+	const struct jv *metrics = jv_get(record, "metrics"), *duration = jv_get(record, "duration_s");
+	bool summary;
+	char buf[64];
+	double seconds;
+
+	if (need_unique_names(record, at, "the record", err, errlen) ||
+	    need_one_of(jv_get(record, "type"), record_types, at, "type", err, errlen))
+		return -1;
+	summary = !strcmp(jv_string(jv_get(record, "type")), "summary");
+	/*
+	 * Counters are compared per second of the summary's duration: the
+	 * tools write it in µs, so a positive one is at least 1 µs (a
+	 * crafted 1e-300 would make any count a rate of 10^300).
+	 */
+	if (summary || duration) {
+		if (!jv_number(duration, &seconds) || !isfinite(seconds) || seconds < 0 ||
+		    (summary && seconds < 1e-6))
+			return refuse(at, err, errlen, "duration_s is %s, not the %s's length in seconds%s",
+				      shown(duration, buf, sizeof(buf)), summary ? "run" : "interval",
+				      summary ? " (at least 0.000001)" : "");
+	}
+	if (metrics->n > COMPARE_MAX_METRICS)
+		return refuse(at, err, errlen, "metrics has %zu members, more than the %d --compare takes",
+			      metrics->n, COMPARE_MAX_METRICS);
+	if (need_unique_names(metrics, at, "metrics", err, errlen))
+		return -1;
+	for (size_t i = 0; i < metrics->n; i++)
+		if (check_metric(&metrics->items[i], metrics->keys[i], at, err, errlen))
+			return -1;
+	/* What compute() takes for a table: an object with rows or by. */
+	for (size_t i = 0; i < record->n; i++) {
+		const struct jv *t = &record->items[i];
+
+		if (t->type == JV_OBJECT && (jv_get(t, "rows") || jv_get(t, "by")) &&
+		    check_table(t, record->keys[i], at, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- loading */
 
-static int read_whole(const char *path, char **text, size_t *len, char *err, size_t errlen)
+struct run_reader {
+	struct compare_run *run;
+	const char *tool;
+	int summaries;
+};
+
+/* One line of a run's file: a schedscan record of the tool, valid; the summary is kept. */
+static int load_line(const char *line, size_t len, size_t line_no, void *ctx, char *err,
+		     size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0;
-	char *buf;
+	struct run_reader *reader = ctx;
+	struct compare_run *run = reader->run;
+	const struct record_at at = { run->file, line_no };
+	const char *type, *their_tool;
+	struct jv record;
+	char why[200];
 
-	if (!f)
-		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
-	buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap)
-			break;
-		char *bigger = realloc(buf, cap * 2);
-
-		if (!bigger) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = bigger;
-		cap *= 2;
+	if (!len)
+		return 0;
+	if (jv_parse_bounded(line, len, COMPARE_MAX_VALUES, &record, why, sizeof(why)))
+		return errmsg(err, errlen, "%s is not schedscan output: line %zu: %s", run->file,
+			      line_no, why);
+	type = jv_string(jv_get(&record, "type"));
+	their_tool = jv_string(jv_get(&record, "tool"));
+	if (!type || !their_tool || !jv_get(&record, "metrics") ||
+	    jv_get(&record, "metrics")->type != JV_OBJECT) {
+		jv_free(&record);
+		return errmsg(err, errlen,
+			      "%s is not schedscan output: line %zu is not a record of a run (no type, tool or metrics)",
+			      run->file, line_no);
 	}
-	if (!buf || ferror(f)) {
-		int e = buf ? errno : ENOMEM;
-
-		free(buf);
-		fclose(f);
-		return errmsg(err, errlen, "cannot read %s: %s", path, strerror(e));
+	if (strcmp(their_tool, reader->tool)) {
+		errmsg(err, errlen, "%s is %s output: %s compares runs of %s only", run->file,
+		       their_tool, reader->tool, reader->tool);
+		jv_free(&record);
+		return -1;
 	}
-	fclose(f);
-	*text = buf;
-	*len = n;
+	if (check_record(&record, &at, err, errlen)) {
+		jv_free(&record);
+		return -1;
+	}
+	if (strcmp(type, "summary")) {
+		jv_free(&record);
+		return 0;
+	}
+	if (++reader->summaries > 1) {
+		jv_free(&record);
+		return errmsg(err, errlen,
+			      "%s holds more than one run (summary records at lines %zu and %zu): one run per file",
+			      run->file, run->summary_line, line_no);
+	}
+	run->summary = record;
+	run->summary_line = line_no;
 	return 0;
 }
 
 /* One file: its lines are schedscan records of tool, with one summary. */
 static int load_run(struct compare_run *run, const char *tool, char *err, size_t errlen)
 {
-	char *text = NULL, why[200];
-	size_t len = 0, line_no = 0, pos = 0;
-	int summaries = 0, ret = -1;
+	struct run_reader reader = { .run = run, .tool = tool };
 
-	if (read_whole(run->file, &text, &len, err, errlen))
+	if (compare_read_lines(run->file, COMPARE_MAX_FILE_MIB * MIB, COMPARE_MAX_LINE_MIB * MIB,
+			       load_line, &reader, err, errlen))
 		return -1;
-	while (pos < len) {
-		size_t end = pos;
-		const char *type, *their_tool;
-		struct jv record;
-
-		while (end < len && text[end] != '\n')
-			end++;
-		line_no++;
-		if (end == pos) {
-			pos = end + 1;
-			continue;
-		}
-		if (jv_parse(text + pos, end - pos, &record, why, sizeof(why))) {
-			errmsg(err, errlen, "%s is not schedscan output: line %zu: %s", run->file,
-				line_no, why);
-			goto out;
-		}
-		pos = end + 1;
-		type = jv_string(jv_get(&record, "type"));
-		their_tool = jv_string(jv_get(&record, "tool"));
-		if (!type || !their_tool || !jv_get(&record, "metrics") ||
-		    jv_get(&record, "metrics")->type != JV_OBJECT) {
-			jv_free(&record);
-			errmsg(err, errlen,
-				"%s is not schedscan output: line %zu is not a record of a run (no type, tool or metrics)",
-				run->file, line_no);
-			goto out;
-		}
-		if (strcmp(their_tool, tool)) {
-			errmsg(err, errlen, "%s is %s output: %s compares runs of %s only",
-				run->file, their_tool, tool, tool);
-			jv_free(&record);
-			goto out;
-		}
-		if (strcmp(type, "summary")) {
-			jv_free(&record);
-			continue;
-		}
-		if (++summaries > 1) {
-			jv_free(&record);
-			errmsg(err, errlen,
-				"%s holds more than one run (summary records at line %zu and before): one run per file",
-				run->file, line_no);
-			goto out;
-		}
-		run->summary = record;
-	}
-	if (!summaries) {
-		errmsg(err, errlen,
-			"%s has no summary record: not a complete run of %s --json", run->file, tool);
-		goto out;
-	}
-	if (!jv_number(jv_get(&run->summary, "duration_s"), &run->duration_s) ||
-	    run->duration_s <= 0) {
-		errmsg(err, errlen, "%s: the summary has no positive duration_s", run->file);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(text);
-	return ret;
+	if (!reader.summaries)
+		return errmsg(err, errlen,
+			      "%s has no summary record: not a complete run of %s --json", run->file, tool);
+	return jv_number(jv_get(&run->summary, "duration_s"), &run->duration_s) ? 0 : -1;
 }
 
 static const struct jv *metrics_of(const struct compare_run *run)
@@ -143,6 +812,163 @@ static const char *missing_metric(const struct jv *from, const struct jv *in)
 		if (!jv_get(in, from->keys[i]))
 			return from->keys[i];
 	return NULL;
+}
+
+/* How compute() takes a metric. */
+static const char *metric_kind(const struct jv *m)
+{
+	if (jv_get(m, "hist"))
+		return "a histogram";
+	return jv_get(m, "unit") ? "a ratio" : "a counter";
+}
+
+static const char *string_or_absent(const struct jv *v)
+{
+	return jv_string(v) ? jv_string(v) : "absent";
+}
+
+/* A field of one run that must be as the first A run's: its sentence if not. */
+static int same_as_first(const char *mine, const char *theirs, const struct compare_run *run,
+			 const struct compare_run *first, const char *field, char *err,
+			 size_t errlen)
+{
+	const struct record_at at = { run->file, run->summary_line };
+
+	if (!strcmp(mine, theirs))
+		return 0;
+	return refuse(&at, err, errlen,
+		      "%s is %s where %s line %zu has %s: compare runs of one configuration and kernel tier",
+		      field, mine, first->file, first->summary_line, theirs);
+}
+
+/*
+ * Every run's metrics measured as the first A run's: the same kind,
+ * tier, histogram kind and unit; its tables by the same tiers. Another
+ * tier counts other events (a tracepoint's estimate, a kprobe's
+ * measure), and the metric set alone does not tell (fentry and kprobe
+ * measure the same metrics): docs/json.md refuses runs of another tier.
+ */
+static int same_measurement(const struct compare_run *first, const struct compare_run *run,
+			    char *err, size_t errlen)
+{
+	const struct jv *metrics = metrics_of(first), *summary = &first->summary;
+	char field[256];
+
+	for (size_t i = 0; i < metrics->n; i++) {
+		const struct jv *theirs = &metrics->items[i];
+		const struct jv *mine = jv_get(metrics_of(run), metrics->keys[i]);
+
+		field_path(field, sizeof(field), "metrics.%s", metrics->keys[i]);
+		if (same_as_first(metric_kind(mine), metric_kind(theirs), run, first, field, err,
+				  errlen))
+			return -1;
+		field_path(field, sizeof(field), "metrics.%s.tier", metrics->keys[i]);
+		if (same_as_first(jv_string(jv_get(mine, "tier")), jv_string(jv_get(theirs, "tier")),
+				  run, first, field, err, errlen))
+			return -1;
+		if (!jv_get(theirs, "hist"))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const char *part = k ? "unit" : "kind";
+
+			field_path(field, sizeof(field), "metrics.%s.hist.%s", metrics->keys[i], part);
+			if (same_as_first(jv_string(jv_get(jv_get(mine, "hist"), part)),
+					  jv_string(jv_get(jv_get(theirs, "hist"), part)), run, first,
+					  field, err, errlen))
+				return -1;
+		}
+	}
+	for (size_t i = 0; i < summary->n; i++) {
+		const struct jv *theirs = &summary->items[i];
+		const struct jv *mine = jv_get(&run->summary, summary->keys[i]);
+
+		if (theirs->type != JV_OBJECT || !jv_get(theirs, "rows") || !mine ||
+		    mine->type != JV_OBJECT || !jv_get(mine, "rows"))
+			continue;
+		field_path(field, sizeof(field), "%s.tier", summary->keys[i]);
+		if (same_as_first(string_or_absent(jv_get(mine, "tier")),
+				  string_or_absent(jv_get(theirs, "tier")), run, first, field, err,
+				  errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* A bucket of one run, where it comes from. */
+struct run_bucket {
+	struct bucket_pair range;
+	const struct compare_run *run;
+	size_t index;
+};
+
+static int by_range(const void *x, const void *y)
+{
+	const struct bucket_pair *a = &((const struct run_bucket *)x)->range;
+	const struct bucket_pair *b = &((const struct run_bucket *)y)->range;
+
+	if (a->low != b->low)
+		return a->low < b->low ? -1 : 1;
+	if (a->open != b->open)
+		return a->open ? 1 : -1;
+	return a->high < b->high ? -1 : a->high > b->high;
+}
+
+/*
+ * A histogram's buckets, pooled over every run, still buckets: the same
+ * bounds in every run that has a bucket (each run's are in order, checked
+ * as it was read), or --compare would add a run's 2-3 to another's 2-2.
+ */
+static int buckets_agree(const struct compare *c, const char *name, char *err, size_t errlen)
+{
+	struct run_bucket *all = NULL;
+	size_t nr = 0, cap = 0;
+	int ret = 0;
+
+	for (int side = 0; side < 2; side++) {
+		const struct compare_run *runs = side ? c->b : c->a;
+		int nr_runs = side ? c->nr_b : c->nr_a;
+
+		for (int r = 0; r < nr_runs; r++) {
+			const struct jv *b = jv_get(jv_get(jv_get(metrics_of(&runs[r]), name), "hist"),
+						   "buckets");
+
+			for (size_t i = 0; i < b->n; i++) {
+				const struct jv *high = jv_get(&b->items[i], "high");
+				struct run_bucket *at;
+
+				if (grow_array((void **)&all, &cap, nr + 1, sizeof(*all))) {
+					free(all);
+					return errmsg(err, errlen, "out of memory");
+				}
+				at = &all[nr++];
+				memset(at, 0, sizeof(*at));
+				jv_u64(jv_get(&b->items[i], "low"), &at->range.low);
+				at->range.open = !jv_u64(high, &at->range.high);
+				at->run = &runs[r];
+				at->index = i;
+			}
+		}
+	}
+	if (nr)
+		qsort(all, nr, sizeof(*all), by_range);
+	for (size_t k = 1; k < nr && !ret; k++) {
+		const struct run_bucket *before = &all[k - 1], *now = &all[k];
+		bool same = !by_range(before, now);
+
+		if (same || (!before->range.open && before->range.high < now->range.low))
+			continue;
+		const struct record_at at = { now->run->file, now->run->summary_line };
+		char mine[48], theirs[48];
+
+		fmt_range(&now->range, mine, sizeof(mine));
+		fmt_range(&before->range, theirs, sizeof(theirs));
+		ret = refuse(&at, err, errlen,
+			     "metrics.%s.hist.buckets[%zu] is %s where %s line %zu has %s: compare runs of one configuration",
+			     name, now->index, mine, before->run->file, before->run->summary_line,
+			     theirs);
+	}
+	free(all);
+	return ret;
 }
 
 static int load_side(struct compare_run **runs, int *nr, const struct compare_side *side,
@@ -169,7 +995,7 @@ int compare_load(struct compare *c, const char *tool, const struct compare_side 
 	c->tool = tool;
 	if (a->nr_files < 1 || b->nr_files < 1)
 		return errmsg(err, errlen,
-			       "--compare needs runs on both sides: A.jsonl [A2.jsonl ...] -- B.jsonl [B2.jsonl ...]");
+			       "needs runs on both sides: A.jsonl [A2.jsonl ...] -- B.jsonl [B2.jsonl ...]");
 	if (load_side(&c->a, &c->nr_a, a, tool, err, errlen) ||
 	    load_side(&c->b, &c->nr_b, b, tool, err, errlen))
 		return -1;
@@ -190,8 +1016,14 @@ int compare_load(struct compare *c, const char *tool, const struct compare_side 
 				return errmsg(err, errlen,
 					       "%s and %s measured different metrics (%s has no %s): compare runs of one configuration and kernel tier",
 					       first->file, runs[i].file, lacking, name);
+			if (same_measurement(first, &runs[i], err, errlen))
+				return -1;
 		}
 	}
+	for (size_t i = 0; i < metrics_of(first)->n; i++)
+		if (jv_get(&metrics_of(first)->items[i], "hist") &&
+		    buckets_agree(c, metrics_of(first)->keys[i], err, errlen))
+			return -1;
 	return 0;
 }
 
@@ -235,12 +1067,6 @@ struct scalar_cmp {
 	double min_var_a, min_var_b;
 	bool tested, significant;
 	double p, p_adjusted;
-};
-
-struct bucket_pair {
-	unsigned long long low, high;
-	bool open;		/* the last, open-ended bucket */
-	double a, b;
 };
 
 struct hist_side {
@@ -545,16 +1371,6 @@ static int fill_hist(struct hist_cmp *h, const struct compare *c)
 				   (size_t)h->mean_b.n, NULL, NULL);
 	}
 	return 0;
-}
-
-static bool is_key_field(const char *by, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = by; (p = strstr(p, name)); p += n)
-		if ((p == by || p[-1] == '+') && (p[n] == '\0' || p[n] == '+'))
-			return true;
-	return false;
 }
 
 /* The identity of a row: its key fields, "llc=0" or "domain=1 idle_type=2". */
@@ -1004,12 +1820,7 @@ static void print_hist(const struct hist_cmp *h, FILE *out)
 		double sa = h->a.count ? bk->a / h->a.count : 0, sb = h->b.count ? bk->b / h->b.count : 0;
 		char range[40], bar_a[BAR_WIDTH + 1], bar_b[BAR_WIDTH + 1];
 
-		if (bk->open)
-			snprintf(range, sizeof(range), "%llu+", bk->low);
-		else if (bk->low == bk->high)
-			snprintf(range, sizeof(range), "%llu", bk->low);
-		else
-			snprintf(range, sizeof(range), "%llu-%llu", bk->low, bk->high);
+		fmt_range(bk, range, sizeof(range));
 		bar(sa, max_share, bar_a);
 		bar(sb, max_share, bar_b);
 		fprintf(out, "    %-17s %6.2f |%s| %6.2f |%s|\n", range, 100 * sa, bar_a, 100 * sb,
@@ -1124,7 +1935,7 @@ static void json_hist_side(struct json_writer *w, const char *key, const struct 
 	json_key(w, key);
 	json_begin_object(w);
 	json_key(w, "count");
-	json_u64(w, (unsigned long long)s->count);
+	json_double(w, s->count, 0);
 	json_key(w, "p50");
 	json_u64(w, s->p50);
 	json_key(w, "p90");
@@ -1216,10 +2027,11 @@ int compare_json(const struct compare *c, FILE *out, int top)
 				json_null(&w);
 			else
 				json_u64(&w, h->buckets[k].high);
+			/* Sums over runs: doubles, which may pass 2^64 (no cast). */
 			json_key(&w, "a");
-			json_u64(&w, (unsigned long long)h->buckets[k].a);
+			json_double(&w, h->buckets[k].a, 0);
 			json_key(&w, "b");
-			json_u64(&w, (unsigned long long)h->buckets[k].b);
+			json_double(&w, h->buckets[k].b, 0);
 			json_end_object(&w);
 		}
 		json_end_array(&w);
@@ -1285,7 +2097,7 @@ int compare_main(const char *tool, const struct compare_side *a,
 	int ret;
 
 	if (compare_load(&c, tool, a, b, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", tool, err);
+		fprintf(stderr, "%s: --compare: %s\n", tool, err);
 		compare_free(&c);
 		return 2;
 	}

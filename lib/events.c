@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "events.h"
+#include "output.h"
 #include "runloop.h"
 #include "util.h"
 
@@ -14,10 +15,9 @@ int event_stream_open(struct event_stream *es, const char *path,
 	memset(es, 0, sizeof(*es));
 	es->path = path;
 	es->max_bytes = max_bytes;
-	es->out = fopen(path, "w");
+	es->out = output_stream_open("--events", path, err, errlen);
 	if (!es->out)
-		return errmsg(err, errlen, "cannot write the event stream to %s: %s",
-			      path, strerror(errno));
+		return -1;
 	json_init(&es->writer);
 	return 0;
 }

@@ -54,8 +54,8 @@ static bool object_has_flavour(struct bpf_object *obj, const char *hook,
 	return false;
 }
 
-static bool kernel_can(enum flavour flavour, const struct hook_spec *spec,
-		       const char *target, char *why, size_t whylen)
+static enum probe_result kernel_can(enum flavour flavour, const struct hook_spec *spec,
+				    const char *target, char *why, size_t whylen)
 {
 	switch (flavour) {
 	case FLAVOUR_FENTRY:
@@ -70,11 +70,11 @@ static bool kernel_can(enum flavour flavour, const struct hook_spec *spec,
 		if (!spec->category) {
 			errmsg(why, whylen, "%s is a bare tracepoint with no tracefs event",
 			       target);
-			return false;
+			return PROBE_ABSENT;
 		}
 		return probe_tracepoint(spec->category, target, why, whylen);
 	default:
-		return false;
+		return PROBE_REFUSED;
 	}
 }
 
@@ -132,12 +132,42 @@ static void note_refusal(struct hook *hook, enum flavour flavour,
 		 used ? "; " : "", reason);
 }
 
+/*
+ * Why a flavour attaches none of a hook's targets: the kernel's refusal
+ * of the flavour if any target exists (the names it does not have are
+ * beside the point), else every name tried, newest first, none present.
+ */
+static void note_targets_refused(struct hook *hook, enum flavour flavour,
+				 const char *refusal, const char *only_absence,
+				 int nr_absent)
+{
+	const struct hook_spec *spec = hook->spec;
+	char names[256] = "";
+	size_t used = 0;
+
+	if (refusal) {
+		note_refusal(hook, flavour, refusal);
+		return;
+	}
+	if (nr_absent == 1) {
+		note_refusal(hook, flavour, only_absence);
+		return;
+	}
+	for (int t = 0; t < HOOK_MAX_TARGETS && spec->targets[t] && used < sizeof(names); t++)
+		used += snprintf(names + used, sizeof(names) - used, "%s%s()", t ? ", " : "",
+				 spec->targets[t]);
+	snprintf(hook->why + strlen(hook->why), sizeof(hook->why) - strlen(hook->why),
+		 "%s%s: none of %s is %s (inlined, renamed or absent)",
+		 hook->why[0] ? "; " : "", flavours[flavour].name, names,
+		 flavour == FLAVOUR_FENTRY ? "in the kernel BTF" : "a kernel symbol");
+}
+
 static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 			   const struct common_opts *opts)
 {
 	const struct hook_spec *spec = hook->spec;
 	enum flavour candidates[4];
-	char why[256];
+	char why[256], refusal[256], absence[256];
 
 	if (spec->kind == HOOK_FUNCTION && opts->mode == MODE_TRACEPOINT) {
 		snprintf(hook->why, sizeof(hook->why),
@@ -147,6 +177,8 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 	candidate_flavours(spec->kind, opts->mode, candidates);
 	for (int c = 0; candidates[c] != FLAVOUR_NONE; c++) {
 		enum flavour flavour = candidates[c];
+		bool have_refusal = false;
+		int nr_absent = 0;
 
 		if (!object_has_flavour(obj, spec->name, flavour))
 			continue;
@@ -162,15 +194,25 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 			continue;
 		}
 		for (int t = 0; t < HOOK_MAX_TARGETS && spec->targets[t]; t++) {
-			if (kernel_can(flavour, spec, spec->targets[t], why,
-				       sizeof(why))) {
+			switch (kernel_can(flavour, spec, spec->targets[t], why, sizeof(why))) {
+			case PROBE_OK:
 				hook->flavour = flavour;
 				hook->target = spec->targets[t];
 				hook->why[0] = '\0';
 				return;
+			case PROBE_ABSENT:
+				if (!nr_absent++)
+					snprintf(absence, sizeof(absence), "%s", why);
+				break;
+			case PROBE_REFUSED:
+				if (!have_refusal)
+					snprintf(refusal, sizeof(refusal), "%s", why);
+				have_refusal = true;
+				break;
 			}
-			note_refusal(hook, flavour, why);
 		}
+		note_targets_refused(hook, flavour, have_refusal ? refusal : NULL, absence,
+				     nr_absent);
 	}
 	if (!hook->why[0])
 		snprintf(hook->why, sizeof(hook->why), "no program for this tier");
@@ -191,6 +233,9 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 		  int nr_hooks, const struct common_opts *opts,
 		  struct hook *hooks, char *err, size_t errlen)
 {
+	bool forced = opts->mode == MODE_FENTRY || opts->mode == MODE_KPROBE;
+	int first_refused = -1, functions_chosen = 0;
+
 	for (int h = 0; h < nr_hooks; h++) {
 		struct hook *hook = &hooks[h];
 		const struct flavour_desc *desc;
@@ -220,10 +265,12 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 			continue;
 		}
 		choose_flavour(obj, hook, opts);
+		if (specs[h].kind == HOOK_FUNCTION) {
+			functions_chosen += hook->flavour != FLAVOUR_NONE;
+			if (hook->flavour == FLAVOUR_NONE && first_refused < 0)
+				first_refused = h;
+		}
 		if (hook->flavour == FLAVOUR_NONE) {
-			bool forced = opts->mode == MODE_FENTRY ||
-				      opts->mode == MODE_KPROBE;
-
 			if (specs[h].optional)
 				continue;
 			if (specs[h].kind == HOOK_TRACEPOINT)
@@ -251,6 +298,15 @@ int hooks_prepare(struct bpf_object *obj, const struct hook_spec *specs,
 			bpf_program__set_autoload(prog, true);
 		}
 	}
+	/*
+	 * A tier asked for by name must bring what only it can: a tool whose
+	 * function hooks are all optional would otherwise run on its
+	 * tracepoints alone, labelled with a tier it does not use.
+	 */
+	if (forced && !functions_chosen && first_refused >= 0)
+		return errmsg(err, errlen, "--mode %s is not available: %s(): %s",
+			      probe_mode_name(opts->mode), specs[first_refused].targets[0],
+			      hooks[first_refused].why);
 	return 0;
 }
 

@@ -92,6 +92,7 @@ struct httpd {
 	int listen_fd;
 	int wake_fd;
 	int port;
+	char address[INET6_ADDRSTRLEN + 8];	/* "[v6]:port" */
 	httpd_render_fn render;
 	void *ctx;
 	pthread_t thread;
@@ -137,7 +138,7 @@ enum http_parse http_parse_request(const char *buf, size_t len,
 	/* Bytes past the limit cannot be part of an acceptable head. */
 	size_t n = len < HTTPD_MAX_HEAD ? len : HTTPD_MAX_HEAD;
 	size_t i = 0, m = 0, t = 0, start;
-	bool query = false;
+	bool query = false, in_request_line = true;
 	int r;
 
 	memset(req, 0, sizeof(*req));
@@ -164,8 +165,9 @@ enum http_parse http_parse_request(const char *buf, size_t len,
 			query = true;
 		if (query)
 			continue;
+		/* Refused rather than cut: a cut path could name another page. */
 		if (t == sizeof(req->path) - 1)
-			return HTTP_PARSE_BAD;
+			return HTTP_PARSE_URI_TOO_LONG;
 		req->path[t++] = (char)p[i];
 	}
 	if (i == n)
@@ -193,6 +195,7 @@ enum http_parse http_parse_request(const char *buf, size_t len,
 		return HTTP_PARSE_BAD;
 	if (!r)
 		goto need_more;
+	in_request_line = false;
 
 	/*
 	 * Header fields are not used, but are still checked: a head we would
@@ -231,8 +234,14 @@ enum http_parse http_parse_request(const char *buf, size_t len,
 	}
 
 need_more:
-	return len >= HTTPD_MAX_HEAD ? HTTP_PARSE_TOO_LARGE
-				     : HTTP_PARSE_INCOMPLETE;
+	if (len < HTTPD_MAX_HEAD)
+		return HTTP_PARSE_INCOMPLETE;
+	/*
+	 * Method and version are short, so a request line that reaches the
+	 * limit does so in its target: the URI is what is too long.
+	 */
+	return in_request_line ? HTTP_PARSE_URI_TOO_LONG
+			       : HTTP_PARSE_HEADERS_TOO_LARGE;
 }
 
 /* ---- --listen ---- */
@@ -402,6 +411,7 @@ static const char *reason_phrase(int status)
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	default:  return "Error";
@@ -414,6 +424,7 @@ static const char *error_body(int status)
 	case 400: return "400 Bad Request\n";
 	case 404: return "404 Not Found\n";
 	case 405: return "405 Method Not Allowed\n";
+	case 414: return "414 URI Too Long\n";
 	case 431: return "431 Request Header Fields Too Large\n";
 	case 500: return "500 Internal Server Error\n";
 	default:  return "error\n";
@@ -605,7 +616,10 @@ static void conn_read(struct httpd *h, struct conn *c, double now)
 	case HTTP_PARSE_BAD:
 		conn_error(c, now, 400, false);
 		break;
-	case HTTP_PARSE_TOO_LARGE:
+	case HTTP_PARSE_URI_TOO_LONG:
+		conn_error(c, now, 414, false);
+		break;
+	case HTTP_PARSE_HEADERS_TOO_LARGE:
 		conn_error(c, now, 431, false);
 		break;
 	}
@@ -812,29 +826,79 @@ static void httpd_free(struct httpd *h)
 	free(h);
 }
 
-struct httpd *httpd_start(const char *listen_text, httpd_render_fn render,
-			  void *ctx, char *err, size_t errlen)
+/* The reasons a user can act on, in words; strerror() for the rest. */
+static const char *listen_failure_reason(int errnum)
 {
-	struct sockaddr_storage addr, bound;
-	socklen_t addrlen, boundlen = sizeof(bound);
-	char where[64];
-	struct httpd *h;
-	int one = 1, ret;
+	switch (errnum) {
+	case EADDRINUSE:
+		return "the address is already in use";
+	case EADDRNOTAVAIL:
+		return "the address is not one of this host's";
+	case EACCES:
+		return "permission denied (ports below 1024 need CAP_NET_BIND_SERVICE)";
+	default:
+		return strerror(errnum);
+	}
+}
 
-	if (!render) {
-		errmsg(err, errlen, "the HTTP server needs a render callback");
+int httpd_listen(const char *listen_text, char *err, size_t errlen)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int fd, one = 1;
+
+	if (httpd_parse_listen(listen_text, &addr, &addrlen, err, errlen))
+		return -1;
+	fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return errmsg(err, errlen, "--listen %s: cannot create a socket: %s",
+			      listen_text, strerror(errno));
+	/* A restarted tool must not wait out TIME_WAIT to get its port back. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one))) {
+		errmsg(err, errlen, "--listen %s: cannot set SO_REUSEADDR: %s",
+		       listen_text, strerror(errno));
+		goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&addr, addrlen)) {
+		errmsg(err, errlen, "--listen %s: %s", listen_text,
+		       listen_failure_reason(errno));
+		goto fail;
+	}
+	if (listen(fd, HTTPD_BACKLOG)) {
+		errmsg(err, errlen, "--listen %s: %s", listen_text,
+		       listen_failure_reason(errno));
+		goto fail;
+	}
+	return fd;
+
+fail:
+	close(fd);
+	return -1;
+}
+
+struct httpd *httpd_start(int listen_fd, httpd_render_fn render, void *ctx,
+			  char *err, size_t errlen)
+{
+	struct sockaddr_storage bound;
+	socklen_t boundlen = sizeof(bound);
+	struct httpd *h;
+	int ret;
+
+	if (listen_fd < 0 || !render) {
+		errmsg(err, errlen,
+		       "the HTTP server needs a listening socket and a render callback");
+		if (listen_fd >= 0)
+			close(listen_fd);
 		return NULL;
 	}
-	if (httpd_parse_listen(listen_text, &addr, &addrlen, err, errlen))
-		return NULL;
-	format_addr(&addr, where, sizeof(where));
-
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		errmsg(err, errlen, "out of memory for the HTTP server");
+		close(listen_fd);
 		return NULL;
 	}
-	h->listen_fd = -1;
+	h->listen_fd = listen_fd;
 	h->wake_fd = -1;
 	h->render = render;
 	h->ctx = ctx;
@@ -843,35 +907,12 @@ struct httpd *httpd_start(const char *listen_text, httpd_render_fn render,
 	for (int i = 0; i < HTTPD_MAX_CONNECTIONS; i++)
 		h->conns[i].fd = -1;
 
-	h->listen_fd = socket(addr.ss_family,
-			      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (h->listen_fd < 0) {
-		errmsg(err, errlen, "cannot create a socket for %s: %s", where,
-		       strerror(errno));
-		goto fail;
-	}
-	/* A restarted tool must not wait out TIME_WAIT to get its port back. */
-	if (setsockopt(h->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one,
-		       sizeof(one))) {
-		errmsg(err, errlen, "cannot set SO_REUSEADDR on %s: %s", where,
-		       strerror(errno));
-		goto fail;
-	}
-	if (bind(h->listen_fd, (struct sockaddr *)&addr, addrlen)) {
-		errmsg(err, errlen, "cannot bind %s: %s", where,
-		       strerror(errno));
-		goto fail;
-	}
-	if (listen(h->listen_fd, HTTPD_BACKLOG)) {
-		errmsg(err, errlen, "cannot listen on %s: %s", where,
-		       strerror(errno));
-		goto fail;
-	}
 	if (getsockname(h->listen_fd, (struct sockaddr *)&bound, &boundlen)) {
-		errmsg(err, errlen, "cannot read the port bound for %s: %s",
-		       where, strerror(errno));
+		errmsg(err, errlen, "cannot read the HTTP server's address: %s",
+		       strerror(errno));
 		goto fail;
 	}
+	format_addr(&bound, h->address, sizeof(h->address));
 	h->port = ntohs(bound.ss_family == AF_INET6 ?
 			((struct sockaddr_in6 *)&bound)->sin6_port :
 			((struct sockaddr_in *)&bound)->sin_port);
@@ -898,6 +939,11 @@ fail:
 int httpd_port(const struct httpd *h)
 {
 	return h ? h->port : -1;
+}
+
+const char *httpd_address(const struct httpd *h)
+{
+	return h ? h->address : "";
 }
 
 unsigned long long httpd_requests_served(const struct httpd *h)

@@ -34,7 +34,13 @@ enum http_parse {
 	HTTP_PARSE_INCOMPLETE,	/* need more bytes (no CRLFCRLF / LFLF yet) */
 	HTTP_PARSE_OK,
 	HTTP_PARSE_BAD,		/* malformed: 400 */
-	HTTP_PARSE_TOO_LARGE,	/* head longer than HTTPD_MAX_HEAD: 431 */
+	/*
+	 * 414 (RFC 9112 3.2): a path longer than http_request.path holds, or
+	 * a request line that does not end within HTTPD_MAX_HEAD.
+	 */
+	HTTP_PARSE_URI_TOO_LONG,
+	/* 431 (RFC 6585 5): the header fields run past HTTPD_MAX_HEAD. */
+	HTTP_PARSE_HEADERS_TOO_LARGE,
 };
 #define HTTPD_MAX_HEAD 8192
 #define HTTPD_MAX_CONNECTIONS 64
@@ -60,13 +66,26 @@ int httpd_parse_listen(const char *text, struct sockaddr_storage *addr,
 		       socklen_t *addrlen, char *err, size_t errlen);
 
 /*
- * Binds, listens and starts the server thread. NULL with a sentence in
- * err (bind failures name the address and strerror).
+ * Creates, binds and listens on the socket for --listen TEXT (non-blocking,
+ * close-on-exec), while the options are parsed: a port in use or an
+ * address this host does not have is then a usage error, said before
+ * anything is loaded, and clients that connect while the tool loads wait
+ * in the backlog instead of being refused. The socket, or -1 with one
+ * sentence in err ("--listen 127.0.0.1:9464: the address is already in use").
  */
-struct httpd *httpd_start(const char *listen_text, httpd_render_fn render,
-			  void *ctx, char *err, size_t errlen);
+int httpd_listen(const char *listen_text, char *err, size_t errlen);
+
+/*
+ * Serves on listen_fd (from httpd_listen()) in a thread of its own. Takes
+ * the socket over: httpd_stop() closes it, and so does a failure. NULL
+ * with a sentence in err.
+ */
+struct httpd *httpd_start(int listen_fd, httpd_render_fn render, void *ctx,
+			  char *err, size_t errlen);
 /* The bound port (useful with port 0). */
 int httpd_port(const struct httpd *h);
+/* Where it serves, port 0 resolved: "127.0.0.1:43117" or "[::1]:43117". */
+const char *httpd_address(const struct httpd *h);
 /* Requests answered 200 so far (for tests and a possible metric). */
 unsigned long long httpd_requests_served(const struct httpd *h);
 /* Stops the thread (wakes it via an eventfd), closes every socket, frees. NULL-safe. */

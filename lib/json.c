@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "escape.h"
 #include "json.h"
 
 void json_init(struct json_writer *w)
@@ -121,11 +122,22 @@ void json_end_array(struct json_writer *w)
 	close_container(w, ']');
 }
 
+/*
+ * A string's bytes as a JSON string. Names are in their display form
+ * already (lib/escape.h); whatever is not valid UTF-8 still becomes
+ * U+FFFD, so that a record always parses.
+ */
 static void put_escaped(struct json_writer *w, const char *s)
 {
+	size_t n = strlen(s);
+
 	put(w, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned int cp;
+		size_t len = utf8_sequence(s + i, n - i, &cp);
+
+		switch (c) {
 		case '"':
 			put(w, "\\\"", 2);
 			break;
@@ -142,11 +154,14 @@ static void put_escaped(struct json_writer *w, const char *s)
 			put(w, "\\r", 2);
 			break;
 		default:
-			if (*p < 0x20)
-				putf(w, "\\u%04x", *p);
+			if (c < 0x20)
+				putf(w, "\\u%04x", c);
+			else if (!len)
+				put(w, "\\ufffd", 6);
 			else
-				put(w, (const char *)p, 1);
+				put(w, s + i, len);
 		}
+		i += len ? len : 1;
 	}
 	put(w, "\"", 1);
 }
@@ -201,12 +216,17 @@ void json_null(struct json_writer *w)
 	put(w, "null", 4);
 }
 
-int json_emit_line(struct json_writer *w, FILE *out)
+int json_end_line(struct json_writer *w)
 {
 	if (w->failed || w->depth != 0 || !w->len)
 		return -1;
 	put(w, "\n", 1);
-	if (w->failed || fwrite(w->buf, 1, w->len, out) != w->len)
+	return w->failed ? -1 : 0;
+}
+
+int json_emit_line(struct json_writer *w, FILE *out)
+{
+	if (json_end_line(w) || fwrite(w->buf, 1, w->len, out) != w->len)
 		return -1;
 	return fflush(out) ? -1 : 0;
 }

@@ -37,6 +37,8 @@ void json_i64(struct json_writer *w, long long value);
 void json_double(struct json_writer *w, double value, int decimals);
 void json_bool(struct json_writer *w, bool value);
 void json_null(struct json_writer *w);
+/* Ends the finished record with '\n' in w->buf; -1 if it is incomplete. */
+int json_end_line(struct json_writer *w);
 /* Writes the finished record plus '\n'; returns -1 if it is incomplete. */
 int json_emit_line(struct json_writer *w, FILE *out);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@ struct reader {
 	char *err;
 	size_t errlen;
 	bool failed;
+	/* Values built so far, and the most the caller allows. */
+	size_t values, max_values;
 };
 
 static int fail(struct reader *r, const char *fmt, ...)
@@ -310,6 +313,14 @@ static int parse_container(struct reader *r, struct jv *v, int depth, bool objec
 static int parse_value(struct reader *r, struct jv *v, int depth)
 {
 	skip_space(r);
+	if (++r->values > r->max_values) {
+		/* Valid JSON, only too much of it: not "invalid JSON". */
+		if (!r->failed && r->err && r->errlen)
+			snprintf(r->err, r->errlen, "more than %zu JSON values (at byte %zu)",
+				 r->max_values, r->pos);
+		r->failed = true;
+		return -1;
+	}
 	switch (peek(r)) {
 	case '{':
 		return parse_container(r, v, depth, true);
@@ -342,7 +353,14 @@ static int parse_value(struct reader *r, struct jv *v, int depth)
 
 int jv_parse(const char *text, size_t len, struct jv *out, char *err, size_t errlen)
 {
-	struct reader r = { .text = text, .len = len, .err = err, .errlen = errlen };
+	return jv_parse_bounded(text, len, SIZE_MAX, out, err, errlen);
+}
+
+int jv_parse_bounded(const char *text, size_t len, size_t max_values, struct jv *out,
+		     char *err, size_t errlen)
+{
+	struct reader r = { .text = text, .len = len, .err = err, .errlen = errlen,
+			    .max_values = max_values };
 
 	memset(out, 0, sizeof(*out));
 	if (!parse_value(&r, out, 0)) {

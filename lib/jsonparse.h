@@ -34,6 +34,14 @@ struct jv {
  */
 #define JSONPARSE_MAX_DEPTH 32
 int jv_parse(const char *text, size_t len, struct jv *out, char *err, size_t errlen);
+/*
+ * jv_parse() building at most max_values values (each scalar, array and
+ * object counts one): a tree costs some 64 bytes a value, so text of tiny
+ * values ("[0,0,0,...": 2 bytes each) would cost 32 times its length.
+ * Beyond it: -1 with "more than N JSON values" in err.
+ */
+int jv_parse_bounded(const char *text, size_t len, size_t max_values, struct jv *out,
+		     char *err, size_t errlen);
 void jv_free(struct jv *v);
 
 /* The member key of an object, or NULL (also when v is not an object). */

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "escape.h"
 #include "hist.h"
 #include "openmetrics.h"
 #include "util.h"
@@ -19,19 +20,38 @@ double om_family_name(char *buf, size_t len, const char *tool, const char *row,
 	return ns ? 1e9 : 1.0;
 }
 
+/*
+ * HELP text escapes backslash and newline, a label value the double quote
+ * too (the exposition format's only escapes). Both must be UTF-8: a
+ * scrape with one bad byte is dropped whole, so what is not (names are in
+ * their display form already, lib/escape.h) becomes U+FFFD, as does a
+ * control character, which no parser needs to see.
+ */
+static void om_escaped(struct strbuf *b, const char *text, bool label_value)
+{
+	size_t n = strlen(text);
+
+	for (size_t i = 0; i < n;) {
+		unsigned int cp;
+		size_t len = utf8_sequence(text + i, n - i, &cp);
+
+		if (text[i] == '\\' || (label_value && text[i] == '"'))
+			strbuf_printf(b, "\\%c", text[i]);
+		else if (text[i] == '\n')
+			strbuf_printf(b, "\\n");
+		else if (!len || cp < 0x20)
+			strbuf_printf(b, UTF8_REPLACEMENT);
+		else
+			strbuf_printf(b, "%.*s", (int)len, text + i);
+		i += len ? len : 1;
+	}
+}
+
 void om_header(struct strbuf *b, const char *family, const char *type,
 	       const char *help)
 {
 	strbuf_printf(b, "# HELP %s ", family);
-	/* HELP text escapes only backslash and newline. */
-	for (const char *c = help; *c; c++) {
-		if (*c == '\\')
-			strbuf_printf(b, "\\\\");
-		else if (*c == '\n')
-			strbuf_printf(b, "\\n");
-		else
-			strbuf_printf(b, "%c", *c);
-	}
+	om_escaped(b, help, false);
 	strbuf_printf(b, "\n# TYPE %s %s\n", family, type);
 }
 
@@ -43,14 +63,7 @@ static void labels_out(struct strbuf *b, const struct om_label *labels,
 	strbuf_printf(b, "{");
 	for (int i = 0; i < nr_labels; i++) {
 		strbuf_printf(b, "%s%s=\"", i ? "," : "", labels[i].name);
-		for (const char *c = labels[i].value; *c; c++) {
-			if (*c == '\\' || *c == '"')
-				strbuf_printf(b, "\\%c", *c);
-			else if (*c == '\n')
-				strbuf_printf(b, "\\n");
-			else
-				strbuf_printf(b, "%c", *c);
-		}
+		om_escaped(b, labels[i].value, true);
 		strbuf_printf(b, "\"");
 	}
 	strbuf_printf(b, "}");

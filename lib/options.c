@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "escape.h"
 #include "httpd.h"
 #include "options.h"
+#include "output.h"
 #include "util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -57,7 +59,7 @@ static const struct argp_option common_options[] = {
 	{ "svg", OPT_SVG, "FILE", 0,
 	  "Draw the run (or --compare) as a self-contained SVG picture in FILE", 2 },
 	{ "ready-fd", OPT_READY_FD, "FD", 0,
-	  "Write \"ready\" to file descriptor FD once tracing, then close it", 2 },
+	  "Write \"ready\" (and where --listen serves) to FD once tracing, then close it", 2 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Probe tier: auto (default), fentry, kprobe or tracepoint", 3 },
 	{ "btf", OPT_BTF, "FILE", 0,
@@ -85,6 +87,7 @@ void common_opts_init(struct common_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->mode = MODE_AUTO;
 	opts->ready_fd = -1;
+	opts->listen_fd = -1;
 	opts->proc_root = getenv("SCHEDSCAN_PROC") ?: "/proc";
 	opts->sysfs_root = getenv("SCHEDSCAN_SYSFS") ?: "/sys";
 }
@@ -188,8 +191,9 @@ int pid_target(const char *proc_root, pid_t *pid, char *note, size_t notelen)
 		p = strstr(text, "\nTgid:");
 		if (p)
 			tgid = strtol(p + 6, NULL, 10);
-		if (!strncmp(text, "Name:", 5))
-			sscanf(text + 5, " %63[^\n]", comm);
+		if (!strncmp(text, "Name:", 5) && sscanf(text + 5, " %63[^\n]", comm) == 1)
+			/* The task chose its name: no escape sequence reaches the terminal. */
+			display_name_inplace(comm, sizeof(comm));
 		free(text);
 	}
 	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, *pid);
@@ -223,11 +227,11 @@ int parse_comm(const char *text, char *out, size_t outlen, char *err,
 
 	if (!len)
 		return errmsg(err, errlen, "invalid task name '': it is empty");
-	/* The kernel keeps 15 characters of a task name (TASK_COMM_LEN - 1). */
+	/* The kernel keeps 15 bytes of a task name (TASK_COMM_LEN - 1), not characters. */
 	if (len >= outlen)
 		return errmsg(err, errlen,
-			    "task name '%s' is longer than the kernel's %zu characters",
-			    text, outlen - 1);
+			    "task name '%s' is %zu bytes, longer than the kernel's %zu",
+			    text, len, outlen - 1);
 	memcpy(out, text, len + 1);
 	return 0;
 }
@@ -356,6 +360,7 @@ int parse_btf_file(const char *path, char *err, size_t errlen)
 	libbpf_print_fn_t saved;
 	struct btf *btf;
 	struct stat st;
+	bool kernel;
 
 	if (stat(path, &st))
 		return errmsg(err, errlen, "--btf '%s': %s", path, strerror(errno));
@@ -366,39 +371,49 @@ int parse_btf_file(const char *path, char *err, size_t errlen)
 	libbpf_set_print(saved);
 	if (libbpf_get_error(btf))
 		return errmsg(err, errlen, "--btf '%s' holds no BTF libbpf can read", path);
+	/*
+	 * A BPF object's BTF parses too, and a CO-RE one even has the structs
+	 * it reads, but it describes no kernel to relocate against: it has
+	 * the sections of a BPF object (maps, a license), which a kernel's
+	 * BTF (a vmlinux, btfhub's files, bpftool's min_core_btf) never has.
+	 */
+	kernel = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) > 0 &&
+		 btf__find_by_name_kind(btf, "rq", BTF_KIND_STRUCT) > 0 &&
+		 btf__find_by_name_kind(btf, "license", BTF_KIND_DATASEC) < 0 &&
+		 btf__find_by_name_kind(btf, ".maps", BTF_KIND_DATASEC) < 0;
 	btf__free(btf);
+	if (!kernel)
+		return errmsg(err, errlen,
+			      "--btf '%s' does not describe a kernel: it is a BPF object's, or has no struct task_struct and struct rq",
+			      path);
 	return 0;
 }
 
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-
-	if (!*path)
-		return errmsg(err, errlen, "%s needs a file name, not ''", what);
-	if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if (slash && !slash[1])
-		return errmsg(err, errlen, "%s '%s' names a directory, not a file", what, path);
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return errmsg(err, errlen, "%s '%s': directory %s does not exist", what, path, dir);
-	if (access(dir, W_OK))
-		return errmsg(err, errlen, "%s '%s': cannot write in %s: %s", what, path, dir,
-			      strerror(errno));
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return errmsg(err, errlen, "%s '%s' is a directory", what, path);
-	return 0;
+	return output_path_check(what, path, err, errlen);
 }
 
-static const char interval_twice[] =
-	"the interval was given twice (-i and a positional interval)";
+/*
+ * The shortest interval the tools keep: every report switches the
+ * counting bank, waits for the BPF programs in flight (an RCU grace
+ * period, 1-10 ms on an idle 2-CPU host) and reads every map, so shorter
+ * windows come out longer than asked and uneven (-i 0.001 gave 38 windows
+ * of 1.1-15.8 ms in a second). perf stat -I has the same floor.
+ */
+#define MIN_INTERVAL_S 0.01
+
+static int parse_interval(const char *text, double *out, char *err, size_t errlen)
+{
+	if (parse_seconds("interval", text, out, err, errlen))
+		return -1;
+	if (*out < MIN_INTERVAL_S)
+		return errmsg(err, errlen,
+			      "interval '%s' is shorter than %g s, the shortest the tools keep: each report waits for the BPF programs in flight and reads every map",
+			      text, MIN_INTERVAL_S);
+	return 0;
+}
 
 /* [interval] [count], in the order given. */
 static int positional(struct common_opts *opts, const char *arg, char *err,
@@ -407,9 +422,10 @@ static int positional(struct common_opts *opts, const char *arg, char *err,
 	int ret;
 
 	if (opts->nr_positional == 0 && opts->interval_from_option)
-		return errmsg(err, errlen, "%s", interval_twice);
+		return errmsg(err, errlen,
+			      "the interval was given twice (-i and a positional interval)");
 	if (opts->nr_positional == 0)
-		ret = parse_seconds("interval", arg, &opts->interval_s, err, errlen);
+		ret = parse_interval(arg, &opts->interval_s, err, errlen);
 	else if (opts->nr_positional == 1)
 		ret = parse_count(arg, &opts->count, err, errlen);
 	else
@@ -419,12 +435,65 @@ static int positional(struct common_opts *opts, const char *arg, char *err,
 	return ret;
 }
 
+int option_given_once(unsigned long long *given, unsigned int bit, const char *name,
+		      char *err, size_t errlen)
+{
+	if (*given & (1ULL << bit))
+		return errmsg(err, errlen, "%s was given twice: give it once", name);
+	*given |= 1ULL << bit;
+	return 0;
+}
+
+/* The common options that take a value: each may be given once (bit: its index). */
+static const struct {
+	int key;
+	const char *name;
+} value_options[] = {
+	{ 'p', "-p/--pid" }, { OPT_COMM, "--comm" }, { 'c', "-c/--cgroup" },
+	{ 'C', "-C/--cpus" }, { 'i', "-i/--interval" }, { 'd', "-d/--duration" },
+	{ OPT_TOP, "--top" }, { OPT_LISTEN, "--listen" },
+	{ OPT_PROMETHEUS_FILE, "--prometheus-file" }, { OPT_SVG, "--svg" },
+	{ OPT_READY_FD, "--ready-fd" }, { OPT_MODE, "--mode" }, { OPT_BTF, "--btf" },
+};
+
+/* 0, or -1 with a sentence when key is a value option seen before. */
+static int value_option_once(struct common_opts *opts, int key, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(value_options); i++)
+		if (value_options[i].key == key)
+			return option_given_once(&opts->given, i, value_options[i].name, err,
+						 errlen);
+	return 0;
+}
+
+/* Reports go to stdout: a "ready" line there would break them. */
+static int check_ready_fd(long fd, char *err, size_t errlen)
+{
+	struct stat ready, out;
+
+	if (fcntl((int)fd, F_GETFD) < 0)
+		return errmsg(err, errlen, "invalid --ready-fd %ld: no such open file descriptor",
+			      fd);
+	if (fd == STDOUT_FILENO ||
+	    (!fstat((int)fd, &ready) && !fstat(STDOUT_FILENO, &out) &&
+	     ready.st_dev == out.st_dev && ready.st_ino == out.st_ino))
+		return errmsg(err, errlen,
+			      "--ready-fd %ld is stdout, where the reports go: give another descriptor (--ready-fd 3 3>FILE)",
+			      fd);
+	return 0;
+}
+
 static error_t parse_common(int key, char *arg, struct argp_state *state)
 {
 	struct common_opts *opts = state->input;
 	char err[512], negative[64];
 	int ret = 0;
 
+	/* A repeated value is a mistake to point out, not to settle by taking the last. */
+	if (value_option_once(opts, key, err, sizeof(err))) {
+		argp_error(state, "%s", err);
+		return EINVAL;
+	}
 	switch (key) {
 	case 'p': {
 		char note[256];
@@ -448,12 +517,12 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		opts->have_cpus = true;
 		break;
 	case 'i':
-		if (opts->interval_from_option || opts->nr_positional) {
-			ret = errmsg(err, sizeof(err), "%s", interval_twice);
+		if (opts->nr_positional) {
+			ret = errmsg(err, sizeof(err),
+				     "the interval was given twice (-i and a positional interval)");
 			break;
 		}
-		ret = parse_seconds("interval", arg, &opts->interval_s, err,
-				    sizeof(err));
+		ret = parse_interval(arg, &opts->interval_s, err, sizeof(err));
 		opts->interval_from_option = true;
 		break;
 	case 'd':
@@ -491,8 +560,15 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		struct sockaddr_storage addr;
 		socklen_t len;
 
-		ret = httpd_parse_listen(arg, &addr, &len, err, sizeof(err));
 		opts->listen = arg;
+		if (opts->compare) {
+			/* A comparison serves nothing: the value is only checked. */
+			ret = httpd_parse_listen(arg, &addr, &len, err, sizeof(err));
+			break;
+		}
+		/* Bound now: a port in use or a foreign address is a usage error. */
+		opts->listen_fd = httpd_listen(arg, err, sizeof(err));
+		ret = opts->listen_fd < 0 ? -1 : 0;
 		break;
 	}
 	case OPT_PROMETHEUS_FILE:
@@ -512,9 +588,8 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 		if (!*arg || *end || errno || fd < 0 || fd > 1000000)
 			ret = errmsg(err, sizeof(err),
 				     "invalid --ready-fd '%s': expected an open file descriptor number", arg);
-		else if (fcntl((int)fd, F_GETFD) < 0)
-			ret = errmsg(err, sizeof(err),
-				     "invalid --ready-fd %ld: no such open file descriptor", fd);
+		else
+			ret = check_ready_fd(fd, err, sizeof(err));
 		opts->ready_fd = (int)fd;
 		break;
 	}

@@ -32,6 +32,11 @@ struct common_opts {
 	bool linear;			/* count histograms: linear, not log2 */
 	int top;			/* table rows in text, 0: each table's default */
 	const char *listen;		/* --listen ADDR:PORT: serve /metrics */
+	/*
+	 * --listen's socket, bound and listening since the options were
+	 * parsed (-1: none, or --compare); tool_run() hands it to the server.
+	 */
+	int listen_fd;
 	const char *prometheus_file;	/* --prometheus-file PATH */
 	const char *svg_path;		/* --svg FILE: pictures of the run */
 	int ready_fd;			/* --ready-fd FD, -1: none */
@@ -46,9 +51,10 @@ struct common_opts {
 	bool compare;
 	const char *const *compare_a, *const *compare_b;
 	int nr_compare_a, nr_compare_b;
-	/* Internal: positional arguments seen and -i given. */
+	/* Internal: positional arguments seen, -i given, value options seen. */
 	int nr_positional;
 	bool interval_from_option;
+	unsigned long long given;
 };
 
 /* Put in the tool's struct argp children; the input is a struct common_opts *. */
@@ -102,7 +108,14 @@ int parse_size(const char *what, const char *text, unsigned long long *out,
 	       char *err, size_t errlen);
 /* A file holding BTF (ELF with .BTF, or raw BTF) that libbpf can parse. */
 int parse_btf_file(const char *path, char *err, size_t errlen);
-/* A file the tool will (re)create: its directory must exist and be writable. */
+/*
+ * For a tool's own value options: -1 with "NAME was given twice" in err
+ * when bit is set in *given already, else sets it. Bits 0-31 are the
+ * common options'; a tool's own take 32-63.
+ */
+int option_given_once(unsigned long long *given, unsigned int bit, const char *name,
+		      char *err, size_t errlen);
+/* A file the tool will (re)create: lib/output.h's rules (output_path_check()). */
 int parse_output_path(const char *what, const char *path, char *err,
 		      size_t errlen);
 

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "output.h"
 #include "plot.h"
 #include "svg.h"
 #include "util.h"
@@ -473,27 +474,12 @@ int plot_run(const char *tool, const struct jv *records, size_t nr, FILE *out, c
 	return 0;
 }
 
-static int open_out(const char *path, FILE **f, char *err, size_t errlen)
-{
-	*f = fopen(path, "w");
-	if (!*f)
-		return errmsg(err, errlen, "--svg: cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
-
-static int close_out(FILE *f, const char *path, int ret, char *err, size_t errlen)
-{
-	if (fclose(f) && !ret)
-		return errmsg(err, errlen, "--svg: writing %s failed: %s", path, strerror(errno));
-	return ret;
-}
-
 int plot_run_text(const char *tool, const char *text, size_t len, const char *path, char *err,
 		  size_t errlen)
 {
 	struct jv *records = NULL;
 	size_t nr = 0, cap = 0, pos = 0;
-	FILE *f;
+	struct output_file out;
 	int ret = -1;
 
 	while (pos < len) {
@@ -519,9 +505,10 @@ int plot_run_text(const char *tool, const char *text, size_t len, const char *pa
 		}
 		pos = end + 1;
 	}
-	if (open_out(path, &f, err, errlen))
+	if (output_file_begin(&out, "--svg", path, err, errlen))
 		goto out;
-	ret = close_out(f, path, plot_run(tool, records, nr, f, err, errlen), err, errlen);
+	ret = output_file_commit(&out, plot_run(tool, records, nr, out.f, err, errlen), err,
+				 errlen);
 out:
 	for (size_t i = 0; i < nr; i++)
 		jv_free(&records[i]);
@@ -587,9 +574,9 @@ int plot_compare(const struct compare *c, FILE *out, char *err, size_t errlen)
 
 int plot_compare_file(const struct compare *c, const char *path, char *err, size_t errlen)
 {
-	FILE *f;
+	struct output_file out;
 
-	if (open_out(path, &f, err, errlen))
+	if (output_file_begin(&out, "--svg", path, err, errlen))
 		return -1;
-	return close_out(f, path, plot_compare(c, f, err, errlen), err, errlen);
+	return output_file_commit(&out, plot_compare(c, out.f, err, errlen), err, errlen);
 }

@@ -74,40 +74,58 @@ void probe_release(void)
 }
 
 /*
+ * The sentence for a test program the kernel would not load: EPERM is
+ * a policy (lockdown, an LSM, unprivileged BPF off), not a missing name.
+ */
+static enum probe_result refused(const char *step, const char *what, int error, char *why,
+				 size_t whylen)
+{
+	if (error == EPERM || error == EACCES)
+		errmsg(why, whylen,
+		       "the kernel refuses %s programs (%s: lockdown, an LSM policy or missing capabilities)",
+		       what, error == EPERM ? "EPERM" : "EACCES");
+	else
+		errmsg(why, whylen, "%s a test %s program failed: %s", step, what,
+		       strerror(error));
+	return PROBE_REFUSED;
+}
+
+/*
  * Loads return_zero with opts and, if asked, opens a raw tracepoint or
  * link on it. Detaching a tracing program waits for an RCU-tasks grace
  * period (about 0.25 s here), so only checks that need it attach.
  */
-static bool load_and_open(enum bpf_prog_type type,
-			  const struct bpf_prog_load_opts *opts, bool attach,
-			  const char *raw_tp_name, const char *what,
-			  char *why, size_t whylen)
+static enum probe_result load_and_open(enum bpf_prog_type type,
+				       const struct bpf_prog_load_opts *opts, bool attach,
+				       const char *raw_tp_name, const char *what,
+				       char *why, size_t whylen)
 {
-	int prog_fd, link_fd;
+	int prog_fd, link_fd, error;
 
 	prog_fd = bpf_prog_load(type, NULL, "GPL", return_zero, 2, opts);
-	if (prog_fd < 0) {
-		errmsg(why, whylen, "loading a test %s program failed: %s",
-		       what, strerror(errno));
-		return false;
-	}
+	if (prog_fd < 0)
+		return refused("loading", what, errno, why, whylen);
 	if (!attach) {
 		close(prog_fd);
-		return true;
+		return PROBE_OK;
 	}
 	link_fd = bpf_raw_tracepoint_open(raw_tp_name, prog_fd);
 	if (link_fd < 0) {
-		errmsg(why, whylen, "attaching a test %s program failed: %s",
-		       what, strerror(errno));
+		error = errno;
 		close(prog_fd);
-		return false;
+		/* raw_tp: the kernel has no tracepoint of that name. */
+		if (raw_tp_name && error == ENOENT) {
+			errmsg(why, whylen, "tracepoint %s does not exist", raw_tp_name);
+			return PROBE_ABSENT;
+		}
+		return refused("attaching", what, error, why, whylen);
 	}
 	close(link_fd);
 	close(prog_fd);
-	return true;
+	return PROBE_OK;
 }
 
-bool probe_fentry(const char *func, char *why, size_t whylen)
+enum probe_result probe_fentry(const char *func, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_FENTRY);
@@ -116,13 +134,13 @@ bool probe_fentry(const char *func, char *why, size_t whylen)
 
 	if (!btf) {
 		errmsg(why, whylen, "the kernel BTF could not be loaded");
-		return false;
+		return PROBE_REFUSED;
 	}
 	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
 	if (id <= 0) {
 		errmsg(why, whylen, "%s() is not in the kernel BTF (inlined, renamed or absent)",
 		       func);
-		return false;
+		return PROBE_ABSENT;
 	}
 	opts.attach_btf_id = id;
 	/* Some kernels load fentry programs they cannot attach (no trampoline). */
@@ -130,7 +148,7 @@ bool probe_fentry(const char *func, char *why, size_t whylen)
 			     why, whylen);
 }
 
-bool probe_tp_btf(const char *tp, char *why, size_t whylen)
+enum probe_result probe_tp_btf(const char *tp, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_RAW_TP);
@@ -138,24 +156,27 @@ bool probe_tp_btf(const char *tp, char *why, size_t whylen)
 	char name[128];
 	int id = -1;
 
+	if (!btf) {
+		errmsg(why, whylen, "the kernel BTF could not be loaded");
+		return PROBE_REFUSED;
+	}
 	/*
 	 * A tp_btf program attaches to the "btf_trace_<tp>" typedef; looked up
 	 * in the BTF already parsed here rather than by
 	 * libbpf_find_vmlinux_btf_id(), which parses vmlinux BTF on every call.
 	 */
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	if (btf)
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	if (id <= 0) {
 		errmsg(why, whylen, "tracepoint %s is not in the kernel BTF", tp);
-		return false;
+		return PROBE_ABSENT;
 	}
 	opts.attach_btf_id = id;
 	return load_and_open(BPF_PROG_TYPE_TRACING, &opts, false, NULL,
 			     "tp_btf", why, whylen);
 }
 
-bool probe_raw_tp(const char *tp, char *why, size_t whylen)
+enum probe_result probe_raw_tp(const char *tp, char *why, size_t whylen)
 {
 	return load_and_open(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, true, tp,
 			     "raw_tp", why, whylen);
@@ -176,14 +197,14 @@ static int read_int_file(const char *path, int *value)
  * Opens a kprobe perf event on func through the kprobe PMU, the same
  * path libbpf takes, and closes it again.
  */
-bool probe_kprobe(const char *func, char *why, size_t whylen)
+enum probe_result probe_kprobe(const char *func, char *why, size_t whylen)
 {
 	struct perf_event_attr attr = {};
 	int type, fd;
 
 	if (read_int_file("/sys/bus/event_source/devices/kprobe/type", &type)) {
 		errmsg(why, whylen, "this kernel has no kprobe PMU (CONFIG_KPROBES off or kprobes disabled)");
-		return false;
+		return PROBE_REFUSED;
 	}
 	attr.size = sizeof(attr);
 	attr.type = type;
@@ -192,12 +213,20 @@ bool probe_kprobe(const char *func, char *why, size_t whylen)
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1,
 		     PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
+		int error = errno;
+
+		/* register_kprobe()'s answer for a symbol kallsyms does not have. */
+		if (error == ENOENT) {
+			errmsg(why, whylen, "%s() is not a kernel symbol (inlined, renamed or absent)",
+			       func);
+			return PROBE_ABSENT;
+		}
 		errmsg(why, whylen, "a kprobe on %s() could not be created: %s",
-		       func, strerror(errno));
-		return false;
+		       func, strerror(error));
+		return PROBE_REFUSED;
 	}
 	close(fd);
-	return true;
+	return PROBE_OK;
 }
 
 const char *tracefs_path(void)
@@ -216,22 +245,22 @@ const char *tracefs_path(void)
 	return NULL;
 }
 
-bool probe_tracepoint(const char *category, const char *tp, char *why,
-		      size_t whylen)
+enum probe_result probe_tracepoint(const char *category, const char *tp, char *why,
+				   size_t whylen)
 {
 	const char *tracefs = tracefs_path();
 	char path[512];
 
 	if (!tracefs) {
 		errmsg(why, whylen, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return false;
+		return PROBE_REFUSED;
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, category, tp);
 	if (access(path, R_OK)) {
 		errmsg(why, whylen, "tracepoint %s:%s does not exist", category, tp);
-		return false;
+		return PROBE_ABSENT;
 	}
-	return true;
+	return PROBE_OK;
 }
 
 int kernel_struct_member_offset(const char *struct_name, const char *member_name)
@@ -345,6 +374,22 @@ static unsigned long long symbol_address(const char *proc_root, const char *name
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name)
 {
 	return symbol_address(proc_root, name, "tT");
+}
+
+bool kernel_addresses_hidden(const char *proc_root)
+{
+	char path[4096], line[256] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", proc_root);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	/* kptr_restrict shows every address as zeros to a reader without CAP_SYSLOG. */
+	return !line[0] || strspn(line, "0") == strcspn(line, " ");
 }
 
 unsigned long long kernel_data_address(const char *proc_root, const char *name)

@@ -13,16 +13,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-bool probe_fentry(const char *func, char *why, size_t whylen);
+/*
+ * PROBE_ABSENT: the target is not in this kernel (inlined, renamed,
+ * never there); PROBE_REFUSED: it is, but the kernel refuses the flavour
+ * (a policy, a missing PMU): the first is about one name, the second
+ * about the whole tier.
+ */
+enum probe_result { PROBE_OK, PROBE_ABSENT, PROBE_REFUSED };
+
+enum probe_result probe_fentry(const char *func, char *why, size_t whylen);
 /* Frees what the probes cached (the kernel BTF). */
 void probe_release(void);
 /* Type lookups from this BTF file (--btf) instead of the kernel's. */
 void probe_use_btf(const char *path);
-bool probe_kprobe(const char *func, char *why, size_t whylen);
-bool probe_tp_btf(const char *tp, char *why, size_t whylen);
-bool probe_raw_tp(const char *tp, char *why, size_t whylen);
-bool probe_tracepoint(const char *category, const char *tp, char *why,
-		      size_t whylen);
+enum probe_result probe_kprobe(const char *func, char *why, size_t whylen);
+enum probe_result probe_tp_btf(const char *tp, char *why, size_t whylen);
+enum probe_result probe_raw_tp(const char *tp, char *why, size_t whylen);
+enum probe_result probe_tracepoint(const char *category, const char *tp, char *why,
+				   size_t whylen);
 /*
  * Byte offset of member_name in struct_name in the running kernel's BTF,
  * or -1 if either is missing.
@@ -41,6 +49,8 @@ int kernel_func_param_index(const char *func, const char *name);
  * (also when kptr_restrict hides addresses).
  */
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name);
+/* /proc/kallsyms shows this user no address (kptr_restrict), or cannot be read. */
+bool kernel_addresses_hidden(const char *proc_root);
 /* The same for a data symbol (needs CONFIG_KALLSYMS_ALL), or 0. */
 unsigned long long kernel_data_address(const char *proc_root, const char *name);
 /*

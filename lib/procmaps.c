@@ -109,6 +109,7 @@ static struct procmaps_process *cached(struct procmaps_cache *c, unsigned int tg
 
 static int reread(struct procmaps_cache *c, struct procmaps_process *p)
 {
+	struct procmaps_process fresh = { .tgid = p->tgid };
 	char path[300], *text = NULL;
 	int ret;
 
@@ -119,8 +120,21 @@ static int reread(struct procmaps_cache *c, struct procmaps_process *p)
 		p->error = ret == -ENOENT ? -ESRCH : ret;
 		return p->error;
 	}
-	ret = procmaps_parse(text, p);
+	ret = procmaps_parse(text, &fresh);
 	free(text);
+	/*
+	 * A process that is exiting (its memory gone, not yet reaped) reads
+	 * as no mapping at all: keep what an earlier read found, as for one
+	 * that is gone.
+	 */
+	if (!ret && !fresh.nr && p->nr) {
+		process_clear(&fresh);
+		p->error = -ESRCH;
+		return p->error;
+	}
+	process_clear(p);
+	p->maps = fresh.maps;
+	p->nr = fresh.nr;
 	p->error = ret;
 	return ret;
 }

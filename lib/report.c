@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "bpfstats.h"
@@ -28,11 +29,16 @@ void report_free(struct report *r)
 	json_free(&r->writer);
 }
 
-/* Prints text word-wrapped to 80 columns, continuation lines indented. */
-static void print_wrapped(FILE *out, const char *text, int indent)
+/*
+ * Prints text word-wrapped to 80 columns: the first line indented by
+ * first, the others by indent.
+ */
+static void print_wrapped_from(FILE *out, const char *text, int first, int indent)
 {
 	bool line_empty = true;
-	int column = 0;
+	int column = first;
+
+	fprintf(out, "%*s", first, "");
 
 	while (*text) {
 		int word = strcspn(text, " ");
@@ -55,39 +61,122 @@ static void print_wrapped(FILE *out, const char *text, int indent)
 	fputc('\n', out);
 }
 
-void report_banner(struct report *r, const char *what, const char *note,
-		   const struct metric_value *metrics, int nr_metrics)
+static void print_wrapped(FILE *out, const char *text, int indent)
+{
+	print_wrapped_from(out, text, 0, indent);
+}
+
+/* The length of the first words of a metric name, with their '_' (0: fewer words). */
+static size_t words_length(const char *name, int words)
+{
+	size_t n = 0;
+
+	while (words--) {
+		n += strcspn(name + n, "_");
+		if (name[n] != '_')
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+/* Two metric names share their first words ("sis_" of sis_failed and sis_smt_hit). */
+static bool same_words(const char *a, const char *b, int words)
+{
+	size_t n = words_length(a, words);
+
+	return n && !strncmp(a, b, n);
+}
+
+/*
+ * The banner's line of metrics: those not measured for the reason of
+ * metrics[first] (first >= 0), or the estimated ones (first -1), with
+ * three or more names of one first word shown once as "sis_* (12)".
+ * Empty when there is none.
+ */
+static void metric_list(const struct metric_value *metrics, int nr, int first, char *buf,
+			size_t len)
+{
+	bool listed[256] = {}, picked[256] = {};
+	int count = 0, words = 1;
+	size_t used;
+
+	for (int i = 0; i < nr && i < 256; i++) {
+		picked[i] = first >= 0 ? !metrics[i].available && !strcmp(metrics[i].why,
+									  metrics[first].why) :
+				 metrics[i].available && metrics[i].estimated;
+		count += picked[i];
+	}
+	buf[0] = '\0';
+	if (!count)
+		return;
+	used = snprintf(buf, len, first >= 0 ? "Not measured (%d):" : "Estimated (%d, marked ~):",
+			count);
+	/* Two words when one would gather nearly all ("numa_" of numascan's). */
+	for (int i = 0; i < nr && i < 256 && words == 1; i++) {
+		int same = 0;
+
+		for (int j = 0; j < nr && j < 256 && picked[i]; j++)
+			same += picked[j] && same_words(metrics[i].name, metrics[j].name, 1);
+		if (4 * same > 3 * count)
+			words = 2;
+	}
+	for (int i = 0; i < nr && i < 256 && used < len; i++) {
+		int same = 0;
+
+		if (!picked[i] || listed[i])
+			continue;
+		for (int j = i; j < nr && j < 256; j++)
+			same += picked[j] && !listed[j] &&
+				same_words(metrics[i].name, metrics[j].name, words);
+		if (same >= 3) {
+			for (int j = i; j < nr && j < 256; j++)
+				if (picked[j] && same_words(metrics[i].name, metrics[j].name, words))
+					listed[j] = true;
+			used += snprintf(buf + used, len - used, " %.*s* (%d),",
+					 (int)words_length(metrics[i].name, words), metrics[i].name,
+					 same);
+		} else {
+			listed[i] = true;
+			used += snprintf(buf + used, len - used, " %s,", metrics[i].name);
+		}
+	}
+	/* The last comma goes. */
+	if (used < len && used > 0 && buf[used - 1] == ',')
+		buf[used - 1] = '\0';
+}
+
+void report_banner(struct report *r, const char *what, const char *metrics_address,
+		   const char *note, const struct metric_value *metrics, int nr_metrics)
 {
 	char line[1024];
 
 	if (r->json)
 		return;
 	fprintf(r->out, "Tracing %s... Hit Ctrl-C to end.\n", what);
+	if (metrics_address)
+		fprintf(r->out, "Serving Prometheus metrics at http://%s/metrics\n",
+			metrics_address);
 	if (note)
 		print_wrapped(r->out, note, 4);
-	/* One line per distinct reason, naming every metric it leaves out. */
+	/* Per reason, the metrics it leaves out, then the estimates: what this kernel allows. */
 	for (int i = 0; i < nr_metrics; i++) {
-		size_t used;
 		bool seen = false;
 
 		if (metrics[i].available)
 			continue;
 		for (int j = 0; j < i && !seen; j++)
-			seen = !metrics[j].available &&
-			       !strcmp(metrics[j].why, metrics[i].why);
+			seen = !metrics[j].available && !strcmp(metrics[j].why, metrics[i].why);
 		if (seen)
 			continue;
-		used = snprintf(line, sizeof(line), "Not measured: %s", metrics[i].name);
-		for (int j = i + 1; j < nr_metrics && used < sizeof(line); j++)
-			if (!metrics[j].available &&
-			    !strcmp(metrics[j].why, metrics[i].why))
-				used += snprintf(line + used, sizeof(line) - used,
-						 ", %s", metrics[j].name);
-		if (used < sizeof(line))
-			snprintf(line + used, sizeof(line) - used, " (%s)",
-				 metrics[i].why);
+		metric_list(metrics, nr_metrics, i, line, sizeof(line));
 		print_wrapped(r->out, line, 4);
+		snprintf(line, sizeof(line), "because %s", metrics[i].why);
+		print_wrapped_from(r->out, line, 4, 4);
 	}
+	metric_list(metrics, nr_metrics, -1, line, sizeof(line));
+	if (line[0])
+		print_wrapped(r->out, line, 4);
 	fflush(r->out);
 }
 
@@ -99,30 +188,61 @@ static void print_clock(FILE *out, double when)
 
 	localtime_r(&secs, &tm);
 	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
-	fprintf(out, "%s\n", buf);
+	fprintf(out, "%s ", buf);
 }
 
-static int text_window(struct report *r, const struct run_window *window,
+/*
+ * The narrowest histogram m's window equals, following same_as down (a
+ * system's over its node's over its LLC's), or NULL: printed instead.
+ */
+static const struct metric_value *same_histogram(const struct metric_value *metrics,
+						 int nr_metrics, const struct metric_value *m)
+{
+	const struct metric_value *found = NULL;
+
+	while (m && m->same_as) {
+		const struct metric_value *below = NULL;
+
+		for (int i = 0; i < nr_metrics && !below; i++)
+			if (!strcmp(metrics[i].name, m->same_as))
+				below = &metrics[i];
+		if (!below || !below->available || !below->hist || !m->hist ||
+		    below->hist->nr_slots != m->hist->nr_slots || below->sum != m->sum ||
+		    memcmp(below->hist->slots, m->hist->slots,
+			   m->hist->nr_slots * sizeof(m->hist->slots[0])))
+			break;
+		found = m = below;
+	}
+	return found;
+}
+
+/* The text of one window, rendered into out (a memory stream). */
+static int text_window(struct report *r, FILE *out, const struct run_window *window,
 		       const struct metric_value *metrics, int nr_metrics,
 		       struct table *const *tables, int nr_tables, int top,
 		       const struct prog_stat *stats, int nr_stats)
 {
 	double seconds = window->end_mono - window->start_mono;
-	FILE *out = r->out;
+	bool any_estimated = false;
 
 	fputc('\n', out);
-	if (window->final)
+	if (window->final) {
 		fprintf(out, "Summary: %.2f s, %d interval%s, ended by %s\n",
 			seconds, window->intervals,
 			window->intervals == 1 ? "" : "s", window->end_reason);
-	else if (r->timestamp)
-		print_clock(out, window->end);
+	} else {
+		/* Reports follow one another: each says where it begins. */
+		if (r->timestamp)
+			print_clock(out, window->end);
+		fprintf(out, "Interval %d: %.2f s\n", window->intervals, seconds);
+	}
 	fprintf(out, "%-34s %-10s %14s %14s\n", "METRIC", "TIER", "COUNT",
 		"PER SEC");
 	for (int i = 0; i < nr_metrics; i++) {
 		const struct metric_value *m = &metrics[i];
 		char tier[24];
 
+		any_estimated |= m->available && m->estimated;
 		if (!m->available || m->hist)
 			continue;
 		snprintf(tier, sizeof(tier), "%s%s", m->tier,
@@ -138,17 +258,21 @@ static int text_window(struct report *r, const struct run_window *window,
 				tier, m->value,
 				seconds > 0 ? m->value / seconds : 0.0);
 	}
-	/*
-	 * Once a write failed (a reader gone or stalled), stop rendering;
-	 * the flush below says why.
-	 */
+	if (any_estimated)
+		fprintf(out, "~: estimated from the hooks this tier has, not measured "
+			"(docs/metrics.md)\n");
 	for (int i = 0; i < nr_metrics && !ferror(out); i++) {
 		const struct metric_value *m = &metrics[i];
+		const struct metric_value *same = same_histogram(metrics, nr_metrics, m);
 
 		if (!m->available || !m->hist)
 			continue;
-		fprintf(out, "\n%s (%s%s):\n", m->name, m->tier,
-			m->estimated ? ", estimated" : "");
+		fprintf(out, "\n%s (%s%s)", m->name, m->tier, m->estimated ? ", estimated" : "");
+		if (same) {
+			fprintf(out, ": same as %s\n", same->name);
+			continue;
+		}
+		fprintf(out, ":\n");
 		hist_print(m->hist, m->unit, out);
 	}
 	for (int i = 0; i < nr_tables && !ferror(out); i++)
@@ -163,10 +287,7 @@ static int text_window(struct report *r, const struct run_window *window,
 				prog_stat_ns_per_event(&stats[i]),
 				stats[i].recursion_misses);
 	}
-	/* A full disk or a closed stdout is an error, never silence. */
-	if (fflush(out) || ferror(out))
-		return -1;
-	return 0;
+	return fflush(out) || ferror(out) ? -1 : 0;
 }
 
 static void json_metric(struct json_writer *w, const struct metric_value *m)
@@ -196,6 +317,45 @@ static void json_metric(struct json_writer *w, const struct metric_value *m)
 	json_key(w, "estimated");
 	json_bool(w, m->estimated);
 	json_end_object(w);
+}
+
+/*
+ * "unavailable": metric name -> index in "unavailable_reasons", each
+ * distinct sentence once: a few reasons cover dozens of metrics (34 of
+ * numascan's on a kernel without fentry and kprobes, 8 KB a record when
+ * each carried its sentence).
+ */
+static void json_unavailable(struct json_writer *w, const struct metric_value *metrics,
+			     int nr_metrics)
+{
+	int reason_of[256], nr_reasons = 0, first_with[256];
+
+	for (int i = 0; i < nr_metrics && i < 256; i++) {
+		reason_of[i] = -1;
+		if (metrics[i].available)
+			continue;
+		for (int r = 0; r < nr_reasons && reason_of[i] < 0; r++)
+			if (!strcmp(metrics[first_with[r]].why, metrics[i].why))
+				reason_of[i] = r;
+		if (reason_of[i] < 0) {
+			first_with[nr_reasons] = i;
+			reason_of[i] = nr_reasons++;
+		}
+	}
+	json_key(w, "unavailable");
+	json_begin_object(w);
+	for (int i = 0; i < nr_metrics && i < 256; i++) {
+		if (reason_of[i] < 0)
+			continue;
+		json_key(w, metrics[i].name);
+		json_i64(w, reason_of[i]);
+	}
+	json_end_object(w);
+	json_key(w, "unavailable_reasons");
+	json_begin_array(w);
+	for (int r = 0; r < nr_reasons; r++)
+		json_string(w, metrics[first_with[r]].why);
+	json_end_array(w);
 }
 
 static int json_window(struct report *r, const struct run_window *window,
@@ -239,17 +399,8 @@ static int json_window(struct report *r, const struct run_window *window,
 			any_missing = true;
 	}
 	json_end_object(w);
-	if (any_missing) {
-		json_key(w, "unavailable");
-		json_begin_object(w);
-		for (int i = 0; i < nr_metrics; i++) {
-			if (metrics[i].available)
-				continue;
-			json_key(w, metrics[i].name);
-			json_string(w, metrics[i].why);
-		}
-		json_end_object(w);
-	}
+	if (any_missing)
+		json_unavailable(w, metrics, nr_metrics);
 	for (int i = 0; i < nr_tables; i++)
 		table_json(tables[i], w);
 	if (window->final && nr_stats) {
@@ -277,22 +428,47 @@ static int json_window(struct report *r, const struct run_window *window,
 		if (r->capture->failed)
 			return -1;
 	}
-	return r->json ? json_emit_line(w, r->out) : 0;
+	return w->failed || w->depth ? -1 : 0;
 }
 
+/*
+ * A window is rendered whole first, then written with one call that
+ * waits for room rather than leave half a record behind
+ * (run_write_record()): a reader of JSON Lines or of the text never gets
+ * a cut report, even when a signal ends the tool while stdout is full.
+ */
 int report_window(struct report *r, const struct run_window *window,
 		  const struct metric_value *metrics, int nr_metrics,
 		  struct table *const *tables, int nr_tables, int top,
 		  const struct prog_stat *stats, int nr_stats)
 {
-	if (r->json)
-		return json_window(r, window, metrics, nr_metrics, tables,
-				   nr_tables, stats, nr_stats);
-	if (r->capture && json_window(r, window, metrics, nr_metrics, tables, nr_tables,
-				      stats, nr_stats))
+	struct json_writer *w = &r->writer;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int ret;
+
+	if (r->json || r->capture) {
+		if (json_window(r, window, metrics, nr_metrics, tables, nr_tables, stats,
+				nr_stats))
+			return -1;
+	}
+	if (r->json) {
+		if (json_end_line(w))
+			return -1;
+		return run_write_record(fileno(r->out), w->buf, w->len);
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem)
 		return -1;
-	return text_window(r, window, metrics, nr_metrics, tables, nr_tables,
-			   top, stats, nr_stats);
+	ret = text_window(r, mem, window, metrics, nr_metrics, tables, nr_tables, top, stats,
+			  nr_stats);
+	if (fclose(mem))
+		ret = -1;
+	if (!ret)
+		ret = run_write_record(fileno(r->out), text, len);
+	free(text);
+	return ret;
 }
 
 void report_openmetrics(const struct report *r, const struct metric_value *metrics,

@@ -35,6 +35,7 @@ struct metric_value {
 	bool has_sum;			/* histograms: sum of the values known */
 	unsigned long long sum;
 	const char *help;		/* OpenMetrics HELP; NULL: the name */
+	const char *same_as;		/* text: one line when equal to this histogram */
 };
 
 struct report {
@@ -50,9 +51,12 @@ struct report {
 void report_init(struct report *r, const char *tool, const char *mode,
 		 bool json, bool timestamp, FILE *out);
 void report_free(struct report *r);
-/* Text banner (nothing in JSON mode): what is traced and by which tier. */
-void report_banner(struct report *r, const char *what, const char *note,
-		   const struct metric_value *metrics, int nr_metrics);
+/*
+ * Text banner (nothing in JSON mode): what is traced and by which tier;
+ * metrics_address ("127.0.0.1:9464", or NULL) is where /metrics is served.
+ */
+void report_banner(struct report *r, const char *what, const char *metrics_address,
+		   const char *note, const struct metric_value *metrics, int nr_metrics);
 /* top: rows per table in text (0: each table's default). */
 int report_window(struct report *r, const struct run_window *window,
 		  const struct metric_value *metrics, int nr_metrics,

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include "runloop.h"
 #include "util.h"
 
@@ -118,6 +123,73 @@ void run_allow_signals(bool allow)
 		writing = 0;
 		poll_writes(false);
 	}
+}
+
+/* How long writes may go on once an ending signal has come. */
+#define WRITE_GRACE_S 1.0
+
+/* Past the grace that began when the ending signal was first seen here. */
+static bool grace_over(double *grace_end)
+{
+	if (!interrupted)
+		return false;
+	if (*grace_end == 0)
+		*grace_end = monotonic_seconds() + WRITE_GRACE_S;
+	return monotonic_seconds() > *grace_end;
+}
+
+/*
+ * Until the pipe has room for len bytes. A pipe holds whole pages: the
+ * unread bytes may take a partial page at each end, and the record's
+ * first bytes may fill the writer's last page, hence two pages of slack.
+ * 0 when there is room (or the pipe can never hold the record: then it
+ * is written as it can), -1 (EINTR) when the grace ran out first.
+ */
+static int wait_for_pipe_room(int fd, size_t len, double *grace_end)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t need = len + 2 * (size_t)(page > 0 ? page : 4096);
+	int capacity = fcntl(fd, F_GETPIPE_SZ);
+
+	if (capacity >= 0 && (size_t)capacity < need && need <= INT_MAX &&
+	    fcntl(fd, F_SETPIPE_SZ, (int)need) >= 0)
+		capacity = fcntl(fd, F_GETPIPE_SZ);
+	if (capacity < 0 || (size_t)capacity < need)
+		return 0;
+	for (;;) {
+		struct timespec nap = { 0, 2 * 1000 * 1000 };
+		int unread;
+
+		if (ioctl(fd, FIONREAD, &unread) || (size_t)(capacity - unread) >= need)
+			return 0;
+		if (grace_over(grace_end)) {
+			errno = EINTR;
+			return -1;
+		}
+		/* A signal ends the nap early: the loop looks at it. */
+		nanosleep(&nap, NULL);
+	}
+}
+
+int run_write_record(int fd, const char *buf, size_t len)
+{
+	double grace_end = 0;
+	struct stat st;
+
+	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode) &&
+	    wait_for_pipe_room(fd, len, &grace_end))
+		return -1;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR && !grace_over(&grace_end))
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
 int run_start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)

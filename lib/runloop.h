@@ -55,6 +55,15 @@ bool run_interrupted(void);
  */
 void run_allow_signals(bool allow);
 /*
+ * Writes a whole record (a report) to fd: 0, or -1 with errno. Into a
+ * pipe it first waits, signals let in, until the pipe has room for all
+ * of it (growing the pipe to hold it where it may), so that a signal that
+ * ends the tool while the reader lags leaves the record unwritten, never
+ * cut: once an ending signal has come, it waits 1 s more, then gives up
+ * with EINTR. Elsewhere (a file, a terminal) it writes as it can.
+ */
+int run_write_record(int fd, const char *buf, size_t len);
+/*
  * pthread_create() for the tools' helper threads (event writer, HTTP
  * server): they take no signal, since one delivered to them would set
  * the run loop's flag without waking the run loop's wait.

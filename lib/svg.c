@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include "escape.h"
 #include "svg.h"
 
 /* Okabe & Ito, "Color Universal Design" (2008): distinguishable in every common colour blindness. */
@@ -42,19 +43,34 @@ static void out(struct svg *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * XML character data: the five markup characters as entities, and only
+ * characters XML 1.0 allows: invalid UTF-8, control characters but tab
+ * and newline, and the noncharacters U+FFFE/U+FFFF become U+FFFD (the
+ * strings come from JSON records, which --compare reads from any file).
+ */
 static void escaped(struct svg *s, const char *text)
 {
-	for (; *text; text++) {
-		switch (*text) {
+	size_t n = strlen(text);
+
+	for (size_t i = 0; i < n;) {
+		unsigned int cp;
+		size_t len = utf8_sequence(text + i, n - i, &cp);
+
+		switch (text[i]) {
 		case '<': out(s, "&lt;"); break;
 		case '>': out(s, "&gt;"); break;
 		case '&': out(s, "&amp;"); break;
 		case '"': out(s, "&quot;"); break;
+		case '\'': out(s, "&apos;"); break;
 		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*text >= 0x20 || *text == '\t' || *text == '\n')
-				out(s, "%c", *text);
+			if (!len || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0xfffe ||
+			    cp == 0xffff)
+				out(s, UTF8_REPLACEMENT);
+			else
+				out(s, "%.*s", (int)len, text + i);
 		}
+		i += len ? len : 1;
 	}
 }
 

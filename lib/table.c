@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "escape.h"
 #include <bpf/bpf.h>
 #include "json.h"
 #include "openmetrics.h"
@@ -228,6 +229,25 @@ enum table_part {
 	TABLE_PART_COUNTS = 2,	/* the banked counters of bank */
 };
 
+/*
+ * A row's labels come from tasks and files nobody vouches for (a task
+ * names itself): each is kept in its display form (lib/escape.h) from the
+ * moment it is filled, so that no output format sees the raw bytes. A
+ * label filled earlier is already in that form and is left alone.
+ */
+static void fill_labels(struct table *t, const void *key, const struct map_dump *d,
+			unsigned int i, struct table_row *row)
+{
+	bool was_empty[TABLE_MAX_LABELS] = {};
+
+	for (int l = 0; l < t->spec->nr_labels; l++)
+		was_empty[l] = !row->labels[l][0];
+	t->spec->labels(t->ctx, key, d, i, row->labels);
+	for (int l = 0; l < t->spec->nr_labels; l++)
+		if (was_empty[l])
+			display_name_inplace(row->labels[l], TABLE_LABEL_LEN);
+}
+
 /* One map entry (key, its value per CPU) into its row's now[]. */
 static int table_feed(struct table *t, const void *key, const struct map_dump *d,
 		      unsigned int i, unsigned long long read_ns, unsigned int bank,
@@ -241,7 +261,7 @@ static int table_feed(struct table *t, const void *key, const struct map_dump *d
 	if (!row)
 		return -ENOMEM;
 	if (s->labels && (created || (s->nr_labels && !row->labels[0][0])))
-		s->labels(t->ctx, key, d, i, row->labels);
+		fill_labels(t, key, d, i, row);
 	if (s->source == TABLE_COUNTERS) {
 		unsigned int nr_counters = s->nr_values - s->nr_integrals;
 
@@ -321,7 +341,7 @@ int table_supply(struct table *t, const void *key, unsigned int value,
 		return -ENOMEM;
 	/* Labels of a key the map has not had: from the key alone (no entry). */
 	if (created && t->spec->labels)
-		t->spec->labels(t->ctx, key, NULL, 0, row->labels);
+		fill_labels(t, key, NULL, 0, row);
 	row->now[value] += amount;
 	return 0;
 }
@@ -561,18 +581,80 @@ static bool column_shown(const struct table *t, const struct table_column *c)
 	return c->heading && (t->supplied || !column_supplied(t->spec, c));
 }
 
+bool table_window_same(struct table *a, struct table *b)
+{
+	const struct table_row **ra, **rb;
+	size_t na = table_sorted_rows(a, &ra), nb = table_sorted_rows(b, &rb);
+	unsigned int values = a->spec->nr_values < b->spec->nr_values ? a->spec->nr_values :
+									 b->spec->nr_values;
+	bool same = na == nb && a->spec->nr_labels == b->spec->nr_labels;
+
+	for (size_t r = 0; same && r < na; r++) {
+		for (int l = 0; l < a->spec->nr_labels; l++)
+			same &= !strcmp(ra[r]->labels[l], rb[r]->labels[l]);
+		same &= !memcmp(ra[r]->win, rb[r]->win, values * sizeof(ra[r]->win[0]));
+	}
+	free(ra);
+	free(rb);
+	return same;
+}
+
 void table_text(struct table *t, FILE *out, int top)
+{
+	if (t->spec->text)
+		t->spec->text(t, out, top);
+	else
+		table_text_rows(t, out, top);
+}
+
+/*
+ * Leaves out the rows whose every shown count is 0 (they are there for a
+ * column only JSON has) and says how many and for which columns.
+ */
+static size_t drop_rows_of_hidden_counts(const struct table *t, const struct table_row **rows,
+					 size_t n, struct strbuf *note)
+{
+	const struct table_spec *s = t->spec;
+	bool why[TABLE_MAX_COLUMNS] = {};
+	size_t kept = 0, dropped;
+
+	for (size_t r = 0; r < n; r++) {
+		bool shown = false;
+
+		for (int c = 0; c < s->nr_columns && !shown; c++)
+			shown = s->columns[c].heading && s->columns[c].kind <= COLUMN_DURATION &&
+				rows[r]->win[s->columns[c].value];
+		if (shown) {
+			rows[kept++] = rows[r];
+			continue;
+		}
+		for (int c = 0; c < s->nr_columns; c++)
+			why[c] |= !s->columns[c].heading && rows[r]->win[s->columns[c].value];
+	}
+	dropped = n - kept;
+	if (dropped) {
+		strbuf_printf(note, "(%zu more row%s with only", dropped, dropped == 1 ? "" : "s");
+		for (int c = 0, first = 1; c < s->nr_columns; c++)
+			if (why[c]) {
+				strbuf_printf(note, "%s %s", first ? "" : ",", s->columns[c].name);
+				first = 0;
+			}
+		strbuf_printf(note, ", not shown here: --json)\n");
+	}
+	return kept;
+}
+
+void table_text_rows(struct table *t, FILE *out, int top)
 {
 	const struct table_spec *s = t->spec;
 	const struct table_row **rows;
+	struct strbuf hidden = {};
 	size_t n, limit;
 	char cell[64];
 
-	if (s->text) {
-		s->text(t, out, top);
-		return;
-	}
 	n = table_sorted_rows(t, &rows);
+	if (s->text_shown_counts_only)
+		n = drop_rows_of_hidden_counts(t, rows, n, &hidden);
 	limit = n;
 	if (top > 0)
 		limit = (size_t)top < n ? (size_t)top : n;
@@ -601,16 +683,11 @@ void table_text(struct table *t, FILE *out, int top)
 			fprintf(out, "%-*s ", s->keys[k].width, cell);
 		}
 		for (int l = 0; l < s->nr_labels; l++) {
-			const char *label = rows[r]->labels[l];
-			int width = s->label_widths[l], over = (int)strlen(label) - width;
-
-			if (!width)
+			if (!s->label_widths[l])
 				continue;
 			/* A long label (a file's path) shows its end, the informative part. */
-			if (over > 0)
-				fprintf(out, "..%s ", label + over + 2);
-			else
-				fprintf(out, "%-*s ", width, label);
+			print_text_cell(out, rows[r]->labels[l], s->label_widths[l]);
+			fputc(' ', out);
 		}
 		for (int c = 0, first = 1; c < s->nr_columns; c++) {
 			if (!column_shown(t, &s->columns[c]))
@@ -624,6 +701,9 @@ void table_text(struct table *t, FILE *out, int top)
 	if (limit < n)
 		fprintf(out, "(%zu more row%s: --top N or --json)\n", n - limit,
 			n - limit == 1 ? "" : "s");
+	if (hidden.len)
+		fputs(hidden.buf, out);
+	strbuf_free(&hidden);
 	if (t->dropped_win)
 		fprintf(out, "%llu update%s found the %s table full: its rows undercount\n",
 			t->dropped_win, t->dropped_win == 1 ? "" : "s", s->name);

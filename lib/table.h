@@ -118,6 +118,11 @@ struct table_spec {
 	int sort_value;		/* descending by this value; -1: by key */
 	bool all_rows;		/* also rows with nothing in the window (e.g. every CPU) */
 	int text_rows;		/* rows shown in text unless --top; 0: all */
+	/*
+	 * Text leaves out the rows whose shown counts are all 0 (kept for a
+	 * JSON-only column) and says how many there were, and why.
+	 */
+	bool text_shown_counts_only;
 	int drop_slot;		/* its slot in the object's table_drops map; -1: none */
 };
 
@@ -207,6 +212,13 @@ unsigned long long table_total(const struct table *t, unsigned int value,
 size_t table_sorted_rows(struct table *t, const struct table_row ***rows);
 
 void table_text(struct table *t, FILE *out, int top);
+/* The rows as lines, keys first: table_text() without the spec's own text. */
+void table_text_rows(struct table *t, FILE *out, int top);
+/*
+ * The two tables' windows hold the same rows: the same labels, in key
+ * order, with the same values (as many as both have).
+ */
+bool table_window_same(struct table *a, struct table *b);
 /* The text of one cell of a row (any column kind). */
 void table_cell_text(const struct table *t, const struct table_column *c,
 		     const unsigned long long *values, char *buf, size_t len);

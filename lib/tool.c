@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "httpd.h"
 #include "mutation.h"
 #include "openmetrics.h"
+#include "output.h"
 #include "plot.h"
 #include "preflight.h"
 #include "probe.h"
@@ -401,6 +403,7 @@ static void fill_metrics(struct tool *t, const unsigned long long *counts,
 			.estimated = src->estimated,
 			.why = src->why,
 			.help = m->help,
+			.same_as = m->text_same_as,
 		};
 		if (m->ratio[0] || !src->available)
 			continue;
@@ -520,38 +523,22 @@ static char *scrape(void *ctx, size_t *len)
 	return out.buf;
 }
 
-/* node_exporter's textfile collector must never see half a file. */
+/* node_exporter's textfile collector must never see half a file (lib/output.h). */
 static int write_prometheus_file(struct tool *t)
 {
 	const char *path = t->opts->prometheus_file;
 	struct strbuf out = {};
-	char tmp[4096];
-	FILE *f;
-	int ret = 0;
+	char err[512];
+	int ret;
 
 	render_openmetrics(t, t->last, TABLE_CUMULATIVE_LAST, &out);
 	if (out.failed) {
 		strbuf_free(&out);
 		return fail(t, "out of memory rendering %s", path);
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		strbuf_free(&out);
-		return fail(t, "cannot write %s: %s", tmp, strerror(errno));
-	}
-	if (fwrite(out.buf, 1, out.len, f) != out.len || fflush(f) || fsync(fileno(f)))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
+	ret = output_file_replace("--prometheus-file", path, out.buf, out.len, err, sizeof(err));
 	strbuf_free(&out);
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		return fail(t, "writing %s failed: %s", path, strerror(-ret));
-	}
-	return 0;
+	return ret ? fail(t, "%s", err) : 0;
 }
 
 static int report_window_locked(struct tool *t, struct run_window *window)
@@ -620,6 +607,30 @@ static int report_one_window(void *ctx, struct run_window *window)
 }
 
 /*
+ * The ready line, without dying of SIGPIPE when nobody reads the pipe:
+ * that is an error to say (EPIPE), not a silent end. 0 or -1 (errno).
+ */
+static int write_ready(int fd, const char *line, size_t len)
+{
+	sigset_t pipe_signal, saved;
+	struct timespec none = { 0, 0 };
+	ssize_t n;
+	int saved_errno;
+
+	sigemptyset(&pipe_signal);
+	sigaddset(&pipe_signal, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_signal, &saved);
+	n = write(fd, line, len);
+	saved_errno = errno;
+	/* The SIGPIPE the failed write raised stays pending: take it. */
+	if (n < 0 && saved_errno == EPIPE)
+		sigtimedwait(&pipe_signal, NULL, &none);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	errno = n < 0 ? saved_errno : EIO;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
  * The first window opens: counting starts (the BPF side counted nothing
  * while the tool learnt its state), durations count from now.
  */
@@ -651,11 +662,19 @@ static int start_counting(void *ctx, struct run_window *window)
 	pthread_mutex_unlock(&t->lock);
 	/* Scripts start their workload on this: everything is attached and counting. */
 	if (t->opts->ready_fd >= 0) {
-		static const char ready[] = "ready\n";
+		char ready[128];
+		int len;
 
-		if (write(t->opts->ready_fd, ready, sizeof(ready) - 1) != sizeof(ready) - 1)
-			return fail(t, "writing to --ready-fd %d failed: %s", t->opts->ready_fd,
-				    strerror(errno));
+		/* With --listen ADDR:0 and --json, the only place the port is told. */
+		if (t->httpd)
+			len = snprintf(ready, sizeof(ready), "ready listen=%s\n",
+				       httpd_address(t->httpd));
+		else
+			len = snprintf(ready, sizeof(ready), "ready\n");
+		if (write_ready(t->opts->ready_fd, ready, (size_t)len))
+			return fail(t, "writing to --ready-fd %d failed: %s%s", t->opts->ready_fd,
+				    strerror(errno),
+				    errno == EPIPE ? " (nobody reads that pipe)" : "");
 		close(t->opts->ready_fd);
 	}
 	return 0;
@@ -688,14 +707,16 @@ int tool_run(struct tool *t)
 	char err[512];
 
 	fill_metrics(t, t->now, values);
-	report_banner(&t->report, t->desc.what, t->desc.banner_note, values, t->desc.nr_metrics);
-	if (t->opts->listen) {
-		t->httpd = httpd_start(t->opts->listen, scrape, t, err, sizeof(err));
+	/* Before the banner, which says where it serves. */
+	if (t->opts->listen_fd >= 0) {
+		t->httpd = httpd_start(t->opts->listen_fd, scrape, t, err, sizeof(err));
 		if (!t->httpd) {
 			fail(t, "%s", err);
 			return 1;
 		}
 	}
+	report_banner(&t->report, t->desc.what, t->httpd ? httpd_address(t->httpd) : NULL,
+		      t->desc.banner_note, values, t->desc.nr_metrics);
 	/* The textfile collector sees the tool's series from the start. */
 	pthread_mutex_lock(&t->lock);
 	if (t->opts->prometheus_file && write_prometheus_file(t)) {

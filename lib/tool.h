@@ -72,6 +72,11 @@ struct metric_spec {
 	/* OpenMetrics help text; default: the name. */
 	const char *help;
 	/*
+	 * A histogram of a wider scope (a node's, over an LLC's): its text is
+	 * one line when its window equals that metric's (one LLC per node).
+	 */
+	const char *text_same_as;
+	/*
 	 * Read by user space from a kernel file (/proc/vmstat), not by a
 	 * program: always available, tier "procfs"; the tool's adjust()
 	 * fills its slot.

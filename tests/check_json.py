@@ -55,6 +55,12 @@ def main():
     # times the denominator is a whole count (the value has 2 decimals).
     for number, record in enumerate(records, 1):
         metrics = record.get("metrics", {})
+        # unavailable points into unavailable_reasons, which holds each
+        # sentence once and only sentences something points at.
+        missing, reasons = record.get("unavailable", {}), record.get("unavailable_reasons", [])
+        if bool(missing) != bool(reasons) or set(missing.values()) != set(range(len(reasons))) \
+                or len(set(reasons)) != len(reasons) or set(missing) & set(metrics):
+            problems.append(f"record {number}: unavailable {missing} does not match unavailable_reasons {reasons}")
         for name, metric in metrics.items():
             if metric.get("unit") != "percent":
                 continue

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Raw bytes, NULs included: that is what a socket hands the server. */
 	verdict = http_parse_request((const char *)data, size, &req);
 	FUZZ_ASSERT(verdict == HTTP_PARSE_INCOMPLETE || verdict == HTTP_PARSE_OK ||
-		    verdict == HTTP_PARSE_BAD || verdict == HTTP_PARSE_TOO_LARGE);
+		    verdict == HTTP_PARSE_BAD || verdict == HTTP_PARSE_URI_TOO_LONG ||
+		    verdict == HTTP_PARSE_HEADERS_TOO_LARGE);
 	if (size > HTTPD_MAX_HEAD)
 		FUZZ_ASSERT(verdict != HTTP_PARSE_INCOMPLETE);
 	text = fuzz_string(data, size > 256 ? 256 : size);

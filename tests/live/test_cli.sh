@@ -30,7 +30,7 @@ for tool in $TOOLS; do
 	expect_usage_error $tool "-p abc" "invalid PID 'abc': expected a number"
 	expect_usage_error $tool "-p -4" "invalid PID '-4': it must be above 0"
 	expect_usage_error $tool "-p 2147483647" "no process with PID 2147483647 exists"
-	expect_usage_error $tool "--comm 0123456789abcdefg" "task name '0123456789abcdefg' is longer than the kernel's 15 characters"
+	expect_usage_error $tool "--comm 0123456789abcdefg" "task name '0123456789abcdefg' is 17 bytes, longer than the kernel's 15"
 	expect_usage_error $tool "-c /nonexistent/cgroup" "cgroup '/nonexistent/cgroup' does not exist"
 	expect_usage_error $tool "-c /tmp" "'/tmp' is not a cgroup v2 directory"
 	expect_usage_error $tool "-C $nr_cpus" "CPU $nr_cpus does not exist or is offline"

@@ -22,8 +22,8 @@ for tool in $TOOLS; do
 	check "$tool 0.2 3: exit 0" [ $status -eq 0 ]
 	width=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/text")
 	check "$tool text output fits 80 columns (widest line: $width)" [ "$width" -le 80 ]
-	check "$tool text: 3 timestamped reports" \
-		[ "$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$WORK/text")" -eq 3 ]
+	check "$tool text: 3 timestamped, numbered reports" \
+		[ "$(grep -c -E '^[0-9]{2}:[0-9]{2}:[0-9]{2} Interval [1-3]: 0\.[0-9]{2} s$' "$WORK/text")" -eq 3 ]
 	check "$tool text: a summary ended by count" \
 		grep -q '^Summary: .* 3 intervals, ended by count$' "$WORK/text"
 	check "$tool --stats: per-program cost table" grep -q '^BPF PROGRAM .*NS/EVENT' "$WORK/text"

@@ -144,8 +144,15 @@ check "sisscan --compare --svg renders with rsvg-convert to a ${w}x${h} PNG" ren
 
 # Writes that fail are a sentence and exit 1, never silence; a path that
 # cannot be written is refused before anything is traced (exit 2).
-expect_error 1 "--svg: writing" "sisscan --svg /dev/full: exit 1 and a sentence" \
-	"$BIN/sisscan" -d 1 --svg /dev/full
+# A full file system (a small tmpfs, filled: a device such as /dev/full is
+# refused as a path).
+mkdir -p "$WORK/full"
+mount -t tmpfs -o size=64k tmpfs "$WORK/full" && at_exit "umount $WORK/full"
+dd if=/dev/zero of="$WORK/full/filler" bs=4k 2>/dev/null
+expect_error 1 "--svg.*No space left on device" "sisscan --svg on a full file system: exit 1 and a sentence" \
+	"$BIN/sisscan" -d 1 --svg "$WORK/full/run.svg"
+check "sisscan --svg on a full file system: no temporary file left behind" \
+	test -z "$(find "$WORK/full" -name '.run.svg.*')"
 expect_error 2 "--svg '/nonexistent/x.svg': directory /nonexistent does not exist" \
 	"sisscan --svg into a missing directory: exit 2 before tracing" \
 	"$BIN/sisscan" -d 1 --svg /nonexistent/x.svg

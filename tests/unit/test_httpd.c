@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -160,23 +161,77 @@ static void test_parse_size_limits(void)
 
 	buf = head_of_size(HTTPD_MAX_HEAD + 1);
 	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD + 1, &req),
-		  HTTP_PARSE_TOO_LARGE);
+		  HTTP_PARSE_HEADERS_TOO_LARGE);
 	/* Without its last byte it could still end in time... */
 	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD - 1, &req),
 		  HTTP_PARSE_INCOMPLETE);
 	/* ...but a full buffer without the blank line cannot. */
-	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD, &req), HTTP_PARSE_TOO_LARGE);
+	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD, &req),
+		  HTTP_PARSE_HEADERS_TOO_LARGE);
 	free(buf);
 
 	buf = head_of_size(100000);
-	CHECK_INT(parse_n(buf, 100000, &req), HTTP_PARSE_TOO_LARGE);
+	CHECK_INT(parse_n(buf, 100000, &req), HTTP_PARSE_HEADERS_TOO_LARGE);
+	free(buf);
+}
+
+/* "GET /?qqq... HTTP/1.1\r\n" of line_len bytes, then "X: aaa...". */
+static char *long_request_line(size_t line_len, size_t total)
+{
+	static const char version[] = " HTTP/1.1\r\n";
+	size_t query_end = line_len - strlen(version);
+	char *buf = malloc(total);
+
+	memset(buf, 'a', total);
+	memcpy(buf, "GET /?", 6);
+	memset(buf + 6, 'q', query_end - 6);
+	memcpy(buf + query_end, version, strlen(version));
+	if (line_len + 3 <= total)
+		memcpy(buf + line_len, "X: ", 3);
+	return buf;
+}
+
+/*
+ * RFC 9112 3: a request target longer than the server parses gets 414;
+ * RFC 6585 5: header fields too large get 431. What ran past the limit
+ * decides which: the request line (its target) or the header fields.
+ */
+static void test_parse_uri_too_long(void)
+{
+	struct http_request req;
+	char *buf;
+
+	/* The request line never ends within the limit: its query is the cause. */
+	buf = long_request_line(HTTPD_MAX_HEAD + 100, HTTPD_MAX_HEAD + 100);
+	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD, &req), HTTP_PARSE_URI_TOO_LONG);
+	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD + 100, &req),
+		  HTTP_PARSE_URI_TOO_LONG);
+	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD - 1, &req),
+		  HTTP_PARSE_INCOMPLETE);
 	free(buf);
 
-	/* A request line alone can be too large. */
-	buf = malloc(HTTPD_MAX_HEAD);
-	memcpy(buf, "GET /?", 6);
-	memset(buf + 6, 'q', HTTPD_MAX_HEAD - 6);
-	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD, &req), HTTP_PARSE_TOO_LARGE);
+	/* The line ends in time, the header after it does not: 431. */
+	buf = long_request_line(HTTPD_MAX_HEAD - 100, HTTPD_MAX_HEAD);
+	CHECK_INT(parse_n(buf, HTTPD_MAX_HEAD, &req),
+		  HTTP_PARSE_HEADERS_TOO_LARGE);
+	free(buf);
+
+	/*
+	 * An 8000-byte path is refused as soon as it outgrows path[], before
+	 * the line ends: the verdict does not wait for the rest.
+	 */
+	buf = malloc(8000);
+	memcpy(buf, "GET /", 5);
+	memset(buf + 5, 'a', 8000 - 5);
+	CHECK_INT(parse_n(buf, 8000, &req), HTTP_PARSE_URI_TOO_LONG);
+	/* "GET " and as long a path as path[] holds: could still end. */
+	CHECK_INT(parse_n(buf, 4 + sizeof(req.path) - 1, &req),
+		  HTTP_PARSE_INCOMPLETE);
+	CHECK_INT(parse_n(buf, 4 + sizeof(req.path), &req),
+		  HTTP_PARSE_URI_TOO_LONG);
+	/* A bad byte in a path still within bounds is malformed, not long. */
+	buf[100] = '\x01';
+	CHECK_INT(parse_n(buf, 8000, &req), HTTP_PARSE_BAD);
 	free(buf);
 }
 
@@ -250,12 +305,12 @@ static void test_parse_bad_targets(void)
 		if (parse(lines[i], &req) != HTTP_PARSE_BAD)
 			UNIT_FAIL("accepted \"%s\"", lines[i]);
 
-	/* path[256]: 255 bytes fit, a longer path is refused, not cut. */
+	/* path[256]: 255 bytes fit, a longer path is refused (414), not cut. */
 	snprintf(line, sizeof(line), "GET /%0254d HTTP/1.1\r\n\r\n", 0);
 	CHECK_INT(parse(line, &req), HTTP_PARSE_OK);
 	CHECK_U64(strlen(req.path), 255);
 	snprintf(line, sizeof(line), "GET /%0255d HTTP/1.1\r\n\r\n", 0);
-	CHECK_INT(parse(line, &req), HTTP_PARSE_BAD);
+	CHECK_INT(parse(line, &req), HTTP_PARSE_URI_TOO_LONG);
 }
 
 static void test_parse_control_characters(void)
@@ -356,7 +411,8 @@ static void test_parse_fuzz_properties(void)
 			}
 		}
 		ret = parse_n(buf, len, &req);
-		if (ret == HTTP_PARSE_TOO_LARGE) {
+		if (ret == HTTP_PARSE_URI_TOO_LONG ||
+		    ret == HTTP_PARSE_HEADERS_TOO_LARGE) {
 			UNIT_FAIL("iteration %d: %zu bytes too large", iter, len);
 			failures++;
 		}
@@ -510,11 +566,8 @@ static char *render_fake(void *ctx, size_t *len)
 	return buf;
 }
 
-static struct httpd *start_fake(struct fake *f)
+static void fake_init(struct fake *f)
 {
-	char err[256] = "";
-	struct httpd *h;
-
 	/*
 	 * A deadlocked server would hang httpd_stop() for ever: kill the
 	 * suite instead, with what it printed so far.
@@ -524,7 +577,17 @@ static struct httpd *start_fake(struct fake *f)
 	atomic_init(&f->fail, false);
 	atomic_init(&f->big, 0);
 	atomic_init(&f->calls, 0);
-	h = httpd_start("127.0.0.1:0", render_fake, f, err, sizeof(err));
+}
+
+static struct httpd *start_fake(struct fake *f)
+{
+	char err[256] = "";
+	struct httpd *h;
+	int fd;
+
+	fake_init(f);
+	fd = httpd_listen("127.0.0.1:0", err, sizeof(err));
+	h = fd < 0 ? NULL : httpd_start(fd, render_fake, f, err, sizeof(err));
 	if (!h)
 		UNIT_FAIL("httpd_start: %s", err);
 	else if (httpd_port(h) <= 0)
@@ -805,25 +868,79 @@ static void test_live_error_statuses(void)
 	httpd_stop(h);
 }
 
-/* Sends a head of header_bytes; false if the server closed early. */
-static bool send_big_header(int fd, size_t header_bytes)
+/*
+ * Sends before, padding bytes of 'a', then after; false if the server
+ * closed early.
+ */
+static bool send_padded(int fd, const char *before, size_t padding,
+			const char *after)
 {
-	static const char start[] = "GET /metrics HTTP/1.1\r\nX-Big: ";
 	char chunk[4096];
 	size_t sent = 0;
 
 	memset(chunk, 'a', sizeof(chunk));
-	if (!send_all(fd, start, strlen(start)))
+	if (!send_all(fd, before, strlen(before)))
 		return false;
-	while (sent < header_bytes) {
-		size_t n = header_bytes - sent < sizeof(chunk) ?
-			   header_bytes - sent : sizeof(chunk);
+	while (sent < padding) {
+		size_t n = padding - sent < sizeof(chunk) ?
+			   padding - sent : sizeof(chunk);
 
 		if (!send_all(fd, chunk, n))
 			return false;
 		sent += n;
 	}
-	return send_all(fd, "\r\n\r\n", 4);
+	return send_all(fd, after, strlen(after));
+}
+
+/* A head with one header of header_bytes. */
+static bool send_big_header(int fd, size_t header_bytes)
+{
+	return send_padded(fd, "GET /metrics HTTP/1.1\r\nX-Big: ",
+			   header_bytes, "\r\n\r\n");
+}
+
+/*
+ * The client still sends after the early answer: the server drains it
+ * (see 431), so the 414 arrives whole and the connection closes cleanly.
+ */
+static void check_uri_too_long(int port, const char *before, size_t padding)
+{
+	struct response r;
+	int fd = client_connect(port);
+
+	if (fd < 0)
+		return;
+	CHECK(send_padded(fd, before, padding,
+			  " HTTP/1.1\r\nHost: x\r\nUser-Agent: curl\r\n\r\n"));
+	read_response(fd, &r);
+	CHECK_INT(r.status, 414);
+	if (r.status == 414) {
+		check_framing(&r, false);
+		CHECK_CONTAINS(r.raw, "HTTP/1.1 414 URI Too Long\r\n");
+		CHECK_STR(r.body, "414 URI Too Long\n");
+	}
+	CHECK(!r.reset);
+	response_free(&r);
+	close(fd);
+}
+
+static void test_live_uri_too_long_414(void)
+{
+	struct fake f;
+	struct httpd *h = start_fake(&f);
+
+	if (!h)
+		return;
+	/* Issue 32's 8000-byte URL, which got a 400. */
+	check_uri_too_long(httpd_port(h), "GET /", 8000);
+	/* A path one byte over path[], and a query past the head's limit. */
+	check_uri_too_long(httpd_port(h), "GET /", 255);
+	check_uri_too_long(httpd_port(h), "GET /metrics?q=", 100 * 1024);
+	/* The longest path and a long query within the limit are fine. */
+	CHECK_INT(status_of(httpd_port(h), "GET /metrics?q=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n\r\n"),
+		  200);
+	CHECK_INT(atomic_load(&f.calls), 1);
+	httpd_stop(h);
 }
 
 static void test_live_huge_header_431(void)
@@ -1207,29 +1324,129 @@ out:
 	httpd_stop(h);
 }
 
-static void test_start_errors(void)
+/*
+ * Bind errors come from httpd_listen(), which the tools call while they
+ * parse their options: one sentence, naming --listen's value and the
+ * cause in words.
+ */
+static void test_listen_errors(void)
 {
 	struct fake f;
-	struct httpd *h = start_fake(&f), *h2;
-	char err[256] = "", text[64], where[64];
+	struct httpd *h = start_fake(&f);
+	char err[256] = "", text[64], want[128];
 
-	CHECK(httpd_start("nope", render_fake, &f, err, sizeof(err)) == NULL);
+	CHECK_INT(httpd_listen("nope", err, sizeof(err)), -1);
 	CHECK_STR(err, "--listen takes ADDR:PORT, not 'nope'");
 	if (!h)
 		return;
-	/* The port is taken: the sentence names the address and the errno. */
 	snprintf(text, sizeof(text), "127.0.0.1:%d", httpd_port(h));
-	snprintf(where, sizeof(where), "127.0.0.1:%d", httpd_port(h));
+	snprintf(want, sizeof(want), "--listen %s: the address is already in use",
+		 text);
 	err[0] = '\0';
-	h2 = httpd_start(text, render_fake, &f, err, sizeof(err));
-	CHECK(h2 == NULL);
-	CHECK_CONTAINS(err, where);
-	CHECK_CONTAINS(err, strerror(EADDRINUSE));
-	httpd_stop(h2);
+	CHECK_INT(httpd_listen(text, err, sizeof(err)), -1);
+	CHECK_STR(err, want);
+	/* TEST-NET-1 (RFC 5737): an address no host has. */
+	err[0] = '\0';
+	CHECK_INT(httpd_listen("192.0.2.1:9464", err, sizeof(err)), -1);
+	CHECK_STR(err, "--listen 192.0.2.1:9464: the address is not one of this host's");
 	CHECK_INT(status_of(httpd_port(h), "GET /metrics HTTP/1.1\r\n\r\n"),
 		  200);
 	httpd_stop(h);
 	httpd_stop(NULL);
+}
+
+/*
+ * The tools bind while parsing options and start serving seconds later,
+ * after the BPF load: a client that connects in between waits in the
+ * backlog and is answered, and the server says the port it got.
+ */
+static void test_listen_before_start(void)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	char err[256] = "", want[64];
+	struct response r;
+	struct fake f;
+	struct httpd *h;
+	int fd, client = -1, port;
+
+	fake_init(&f);
+	fd = httpd_listen("127.0.0.1:0", err, sizeof(err));
+	if (fd < 0) {
+		UNIT_FAIL("httpd_listen: %s", err);
+		return;
+	}
+	/* Never inherited by a program the tool runs. */
+	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	CHECK(!getsockname(fd, (struct sockaddr *)&sin, &len));
+	port = ntohs(sin.sin_port);
+	CHECK(port > 0);
+	client = client_connect(port);
+	if (client >= 0)
+		CHECK(send_all(client, "GET /metrics HTTP/1.1\r\n\r\n", 26));
+
+	h = httpd_start(fd, render_fake, &f, err, sizeof(err));
+	if (!h) {
+		UNIT_FAIL("httpd_start: %s", err);
+		if (client >= 0)
+			close(client);
+		return;
+	}
+	CHECK_INT(httpd_port(h), port);
+	snprintf(want, sizeof(want), "127.0.0.1:%d", port);
+	CHECK_STR(httpd_address(h), want);
+	if (client >= 0) {
+		read_response(client, &r);
+		CHECK_INT(r.status, 200);
+		response_free(&r);
+		close(client);
+	}
+	httpd_stop(h);
+	CHECK_STR(httpd_address(NULL), "");
+}
+
+static void test_address_ipv6(void)
+{
+	char err[256] = "", want[64];
+	struct fake f;
+	struct httpd *h;
+	int fd;
+
+	fake_init(&f);
+	fd = httpd_listen("[::1]:0", err, sizeof(err));
+	if (fd < 0) {
+		printf("# no IPv6 loopback here (%s): skipped\n", err);
+		return;
+	}
+	h = httpd_start(fd, render_fake, &f, err, sizeof(err));
+	if (!h) {
+		UNIT_FAIL("httpd_start: %s", err);
+		return;
+	}
+	snprintf(want, sizeof(want), "[::1]:%d", httpd_port(h));
+	CHECK_STR(httpd_address(h), want);
+	httpd_stop(h);
+}
+
+/* httpd_start() owns the socket it is given, even when it fails. */
+static void test_start_errors(void)
+{
+	char err[256] = "";
+	int fd;
+
+	CHECK(httpd_start(-1, render_fake, NULL, err, sizeof(err)) == NULL);
+	CHECK(err[0] != '\0');
+	fd = httpd_listen("127.0.0.1:0", err, sizeof(err));
+	if (fd < 0) {
+		UNIT_FAIL("httpd_listen: %s", err);
+		return;
+	}
+	err[0] = '\0';
+	CHECK(httpd_start(fd, NULL, NULL, err, sizeof(err)) == NULL);
+	CHECK(err[0] != '\0');
+	/* Closed: a failed start leaves no port open and never served. */
+	CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
 }
 
 UNIT_MAIN(UNIT_TEST(test_parse_get_crlf),
@@ -1237,6 +1454,7 @@ UNIT_MAIN(UNIT_TEST(test_parse_get_crlf),
 	  UNIT_TEST(test_parse_strips_query),
 	  UNIT_TEST(test_parse_incomplete),
 	  UNIT_TEST(test_parse_size_limits),
+	  UNIT_TEST(test_parse_uri_too_long),
 	  UNIT_TEST(test_parse_garbage),
 	  UNIT_TEST(test_parse_bad_versions),
 	  UNIT_TEST(test_parse_bad_targets),
@@ -1250,6 +1468,7 @@ UNIT_MAIN(UNIT_TEST(test_parse_get_crlf),
 	  UNIT_TEST(test_live_index_page),
 	  UNIT_TEST(test_live_error_statuses),
 	  UNIT_TEST(test_live_huge_header_431),
+	  UNIT_TEST(test_live_uri_too_long_414),
 	  UNIT_TEST(test_live_connection_flood),
 	  UNIT_TEST(test_live_render_failure_500),
 	  UNIT_TEST(test_live_served_counts_only_200s),
@@ -1257,4 +1476,7 @@ UNIT_MAIN(UNIT_TEST(test_parse_get_crlf),
 	  UNIT_TEST(test_live_stalled_clients_do_not_block),
 	  UNIT_TEST(test_live_client_hangup_no_sigpipe),
 	  UNIT_TEST(test_live_emfile_does_not_spin),
+	  UNIT_TEST(test_listen_errors),
+	  UNIT_TEST(test_listen_before_start),
+	  UNIT_TEST(test_address_ipv6),
 	  UNIT_TEST(test_start_errors))

@@ -128,7 +128,7 @@ static void test_comm(void)
 			     sizeof(err)), 0);
 	CHECK_INT(parse_comm("1234567890123456", comm, sizeof(comm), err,
 			     sizeof(err)), -1);
-	CHECK_CONTAINS(err, "longer than the kernel's 15 characters");
+	CHECK_CONTAINS(err, "is 16 bytes, longer than the kernel's 15");
 	CHECK_INT(parse_comm("", comm, sizeof(comm), err, sizeof(err)), -1);
 }
 

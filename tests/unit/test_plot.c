@@ -154,7 +154,7 @@ static void test_write_error(void)
 	fclose(full);
 	jv_free(&records[0]);
 	CHECK_INT(plot_run_text("sisscan", "{}", 2, "/nonexistent/dir/x.svg", err, sizeof(err)), -1);
-	CHECK_CONTAINS(err, "cannot write /nonexistent/dir/x.svg");
+	CHECK_CONTAINS(err, "directory /nonexistent/dir takes no new file");
 }
 
 /* numascan's node matrix: a cell per CPU node x memory node, empty ones too. */

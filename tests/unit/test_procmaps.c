@@ -102,6 +102,45 @@ static void test_exited(void)
 	rmdir(root);
 }
 
+/*
+ * An exiting process not yet reaped: its maps read empty. A lookup of a
+ * mapping made since the last read (it reads again) must not lose the
+ * names it had: the summary of a run without intervals named every VMA
+ * row of such a process "(exited)".
+ */
+static void test_exiting(void)
+{
+	char root[] = "/tmp/procmaps-test.XXXXXX", dir[128], path[160], name[64];
+	struct procmaps_cache c;
+	FILE *f;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/44", root);
+	CHECK_INT(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(sample, f);
+	fclose(f);
+	procmaps_cache_init(&c, root);
+	CHECK_INT(procmaps_name(&c, 44, 0x55d0c1a00100ULL, name, sizeof(name)), 0);
+	CHECK_STR(name, "[heap]");
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	CHECK_INT(procmaps_name(&c, 44, 0x1000, name, sizeof(name)), -ESRCH);
+	CHECK_STR(name, "(exited)");
+	CHECK_INT(procmaps_name(&c, 44, 0x55d0c1a00100ULL, name, sizeof(name)), 0);
+	CHECK_STR(name, "[heap]");
+	procmaps_cache_free(&c);
+	unlink(path);
+	rmdir(dir);
+	rmdir(root);
+}
+
 UNIT_MAIN(UNIT_TEST(test_parse),
 	  UNIT_TEST(test_live_process),
-	  UNIT_TEST(test_exited))
+	  UNIT_TEST(test_exited),
+	  UNIT_TEST(test_exiting))

@@ -17,6 +17,8 @@
 #                       once per mutation (test-build tools, lib/mutation.h)
 #   SCHEDSCAN_SMT=1     run only the SMT stage checks (sis_smt_checks; the
 #                       guest must have SMT pairs {0,1} {2,3} in LLC {0-3})
+#   SCHEDSCAN_SELECTION=1  with SCHEDSCAN_SMT=1: the selection options too
+#                       (selection_checks; vmcheck asks one boot for them)
 #   SCHEDSCAN_FILTER_REAL=1  run only the real SIS_FILTER checks
 #                       (sis_filter_real_checks; the patched kernel)
 #   SCHEDSCAN_FILTER_REAL_V4=1  the same for the v4 port (SIS_FILTER_V4,
@@ -2699,10 +2701,82 @@ run_mutations() {
     MUTATION=""
 }
 
+# ------------------------------------------------ selection options (issue 32)
+# Every tool with every selection option (-C a subset and all, -p,
+# --comm, -c), text and JSON at once, in the fentry tier (the selection
+# is one BPF-side filter whatever the tier; the host runs the same matrix
+# in the tracepoint tier: tests/robustness/test_selection.sh). The
+# workload is made stopped, so its PID and cgroup are known and the tools
+# count before it runs; it is let go once both count.
+sel_ready() {  # sel_ready FILE PID
+    i=0
+    while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null && [ $i -lt 900 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
+selection_checks() {
+    KIND=behaviour
+    grep -q ' cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+    cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+    [ -n "$cg" ] && mkdir -p "$cg/selection" && cg=$cg/selection
+    online=$(cat /sys/devices/system/cpu/online)
+    for tool in $TOOLS; do
+        case $tool in
+            numascan) wl="memtouch -t 2 -m 16 -s 1" counter=user_page_faults ;;
+            sisscan) wl="pingpong -n 3000" counter=wakeups ;;
+            *) wl="pingpong -n 3000" counter="" ;;
+        esac
+        name=${wl%% *}
+        for sel in "-C 0-3" "-C $online" -p --comm -c; do
+            into=""
+            case $sel in
+                -p) sel="-p PID" ;;
+                --comm) sel="--comm $name" ;;
+                -c) [ -n "$cg" ] || { skip "$tool --mode fentry: selection -c" "no cgroup2 here"; continue; }
+                    sel="-c $cg" into=$cg ;;
+            esac
+            sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; kill -STOP $$; shift; exec "$@"' \
+                _ "$into" $WL/$wl >/dev/null 2>&1 &
+            wpid=$!
+            args=$(echo "$sel" | sed "s/PID/$wpid/")
+            : >"$W/sel.ready.text"; : >"$W/sel.ready.json"
+            "$BIN/$tool" --mode fentry $args --ready-fd 3 3>"$W/sel.ready.text" >"$W/sel.text" 2>"$W/sel.text.err" &
+            tpid=$!
+            "$BIN/$tool" --mode fentry $args --json --ready-fd 3 3>"$W/sel.ready.json" >"$W/sel.json" 2>"$W/sel.json.err" &
+            jpid=$!
+            sel_ready "$W/sel.ready.text" $tpid
+            sel_ready "$W/sel.ready.json" $jpid
+            kill -CONT $wpid
+            wait $wpid
+            kill -INT $tpid $jpid 2>/dev/null
+            wait $tpid; trc=$?
+            wait $jpid; jrc=$?
+            desc="$tool --mode fentry: selection $args"
+            if [ $trc = 0 ] && grep -q '^Summary: ' "$W/sel.text"; then
+                ok "$desc, text: exit 0, a summary"
+            else
+                notok "$desc, text: exit 0, a summary (exit $trc)"
+                diag 5 <"$W/sel.text.err"
+            fi
+            summary=$(json_summary "$W/sel.json")
+            got=""
+            [ -n "$counter" ] && got=$(json_metric "$summary" "$counter")
+            if [ $jrc = 0 ] && [ -n "$summary" ] && { [ -z "$counter" ] || [ "${got:-0}" -gt 0 ]; }; then
+                ok "$desc, JSON: exit 0, a summary${counter:+, $counter $got > 0 for the selected workload}"
+            else
+                notok "$desc, JSON: exit 0, a summary${counter:+, $counter > 0} (exit $jrc, ${counter:-} '$got')"
+                diag 5 <"$W/sel.json.err"
+            fi
+        done
+    done
+}
+
 if [ -n "${SCHEDSCAN_MUTATIONS:-}" ]; then
     run_mutations
 elif [ "${SCHEDSCAN_SMT:-0}" = 1 ]; then
     sis_smt_checks
+    [ "${SCHEDSCAN_SELECTION:-0}" = 1 ] && selection_checks
 elif [ "${SCHEDSCAN_FILTER_REAL:-0}" = 1 ]; then
     sis_filter_real_checks SIS_FILTER overloaded
 elif [ "${SCHEDSCAN_FILTER_REAL_V4:-0}" = 1 ]; then

@@ -253,6 +253,15 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan, hackbench: the unoccupied model.s scan depth on the unfiltered kernel' \
             'sisscan --filter real, SIS_FILTER_V4 on: the kernel.s mask never holds the spinners. CPUs'
     elif [ "$label" != "$kver" ]; then
+        if [[ " ${extra[*]} " == *" SCHEDSCAN_SELECTION=1 "* ]]; then
+            expect_named "$label" "$log" "selection check" \
+                'sisscan --mode fentry: selection -C 0-3, JSON: ' 'sisscan --mode fentry: selection -p [0-9]+, text: ' \
+                'sisscan --mode fentry: selection --comm pingpong, JSON: ' 'sisscan --mode fentry: selection -c ' \
+                'idlebal --mode fentry: selection -C 0-3, text: ' 'idlebal --mode fentry: selection -C 0-7, JSON: ' \
+                'idlebal --mode fentry: selection -p [0-9]+, JSON: ' 'idlebal --mode fentry: selection --comm pingpong, text: ' \
+                'numascan --mode fentry: selection -C 0-3, JSON: ' 'numascan --mode fentry: selection -p [0-9]+, JSON: ' \
+                'numascan --mode fentry: selection --comm memtouch, JSON: ' 'numascan --mode fentry: selection -c '
+        fi
         expect_named "$label" "$log" "SMT check" \
             'sisscan --mode (fentry|kprobe): SMT, an idle core' \
             'sisscan --mode (fentry|kprobe): SMT, no idle core' \
@@ -367,9 +376,13 @@ SMT_SMP=8,sockets=2,cores=2,threads=2
 # with an Intel model's topology leaves it does, and so does 6.12.
 if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] && [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
     export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
+    # The selection options' matrix (issue 32) in one boot: the newest kernel's.
+    newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$kcache/selected")
     while read -r series kver; do
         [ -n "$kver" ] || continue
-        run_one "$series" "$kver" "$kver-smt" "$SMT_SMP" SCHEDSCAN_SMT=1
+        selection=()
+        [ "$kver" = "$newest" ] && selection=(SCHEDSCAN_SELECTION=1)
+        run_one "$series" "$kver" "$kver-smt" "$SMT_SMP" SCHEDSCAN_SMT=1 "${selection[@]}"
     done < "$kcache/selected"
 fi
 

@@ -7,7 +7,9 @@
  * kernel.numa_balancing=1.
  */
 #define _GNU_SOURCE /* cpu_set_t in workload.h */
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ static void *toucher(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: memtouch [-t THREADS] [-m MB] [-s SECONDS] [-w DELAY_MS]\n");
+	fprintf(stderr, "usage: memtouch [-t THREADS] [-m MB] [-s SECONDS] [-w DELAY_MS] [-n NAME] [-f FILE]\n");
 	exit(2);
 }
 
@@ -46,13 +48,22 @@ int main(int argc, char **argv)
 	double seconds = 5;
 	long delay_ms = 0;
 	struct rusage start, before, after;
+	const char *file = NULL;
 	pthread_t *tids;
-	int opt;
+	int opt, fd = -1;
 
-	while ((opt = getopt(argc, argv, "t:m:s:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:m:s:w:n:f:")) != -1) {
 		switch (opt) {
 		case 'w':
 			delay_ms = option_long(optarg, 0, 3600000);
+			break;
+		case 'n':
+			/* Any bytes a task may call itself (the tests' hostile names). */
+			prctl(PR_SET_NAME, optarg, 0, 0, 0);
+			break;
+		case 'f':
+			/* A buffer mapped from FILE: its VMA carries that path's name. */
+			file = optarg;
 			break;
 		default:
 			if (!sizing_option(opt, 1, &threads, &megabytes, &seconds))
@@ -66,8 +77,25 @@ int main(int argc, char **argv)
 		usleep(delay_ms * 1000);
 	getrusage(RUSAGE_SELF, &start);
 	buffer_size = (size_t)megabytes << 20;
+	if (file) {
+		fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, (off_t)buffer_size)) {
+			perror(file);
+			return 1;
+		}
+	}
+	/*
+	 * A read-only view of FILE too: NUMA balancing skips it (shared_ro),
+	 * so even the tracepoint tier has a row named by FILE's path.
+	 */
+	if (fd >= 0 && mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0) ==
+			       MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	/* Private either way: written pages are anonymous, as NUMA balancing scans them. */
 	buffer = mmap(NULL, buffer_size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		      MAP_PRIVATE | (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
 	if (buffer == MAP_FAILED) {
 		perror("mmap");
 		return 1;

@@ -99,10 +99,11 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 #define RUNQUEUES HOOK_BIT(HOOK_SCHED_UPDATE_NR_RUNNING)
 
 #define COUNT(metric, slot, hook_set) { .name = metric, .counter = slot, .needs = hook_set }
-#define TIME_HIST(metric, slot, hook_set, what)                                \
-	{ .name = metric, .counter = slot, .needs = hook_set,                  \
-	  .nr_slots = IDLEBAL_TIME_SLOTS, .kind = HIST_LOG2, .has_sum = true,  \
-	  .unit = "nsecs", .help = what }
+#define TIME_HIST_FIELDS(metric, slot, hook_set, what)                         \
+	.name = metric, .counter = slot, .needs = hook_set,                    \
+	.nr_slots = IDLEBAL_TIME_SLOTS, .kind = HIST_LOG2, .has_sum = true,    \
+	.unit = "nsecs", .help = what
+#define TIME_HIST(metric, slot, hook_set, what) { TIME_HIST_FIELDS(metric, slot, hook_set, what) }
 #define SIZE_HIST(metric, slot, what)                                          \
 	{ .name = metric, .counter = slot, .needs = PASS,                      \
 	  .nr_slots = IDLEBAL_TIME_SLOTS, .kind = HIST_LOG2, .has_sum = true,  \
@@ -147,10 +148,12 @@ static const struct metric_spec metrics[] = {
 		  "durations of the newidle balance calls, entry to exit"),
 	TIME_HIST("overload_episode_llc_ns", IDLEBAL_OVERLOAD_LLC_HIST, RUNQUEUES,
 		  "lengths of the LLCs' overloaded-while-idle episodes that ended"),
-	TIME_HIST("overload_episode_node_ns", IDLEBAL_OVERLOAD_NODE_HIST, RUNQUEUES,
-		  "lengths of the nodes' overloaded-while-idle episodes that ended"),
-	TIME_HIST("overload_episode_system_ns", IDLEBAL_OVERLOAD_SYSTEM_HIST, RUNQUEUES,
-		  "lengths of the system's overloaded-while-idle episodes that ended"),
+	{ TIME_HIST_FIELDS("overload_episode_node_ns", IDLEBAL_OVERLOAD_NODE_HIST, RUNQUEUES,
+			   "lengths of the nodes' overloaded-while-idle episodes that ended"),
+	  .text_same_as = "overload_episode_llc_ns" },
+	{ TIME_HIST_FIELDS("overload_episode_system_ns", IDLEBAL_OVERLOAD_SYSTEM_HIST, RUNQUEUES,
+			   "lengths of the system's overloaded-while-idle episodes that ended"),
+	  .text_same_as = "overload_episode_node_ns" },
 };
 
 /* ------------------------------------------------------------------ tables */
@@ -340,14 +343,17 @@ static const struct table_spec overload_llc_table = {
 	OVERLOAD_TABLE("overload_llc", llc, OVERLOAD_NR_WORDS),
 	.labels = cpustate_llc_label, .nr_columns = ARRAY_SIZE(overload_columns),
 };
+static void overload_text(struct table *t, FILE *out, int top);
+
 static const struct table_spec overload_node_table = {
 	OVERLOAD_TABLE("overload_node", node, OVERLOAD_NR_WORDS),
 	.labels = node_labels, .nr_columns = ARRAY_SIZE(overload_columns),
+	.text = overload_text,
 };
 /* The system counts nodes, not runqueues: no split by overloaded runqueues. */
 static const struct table_spec overload_system_table = {
 	OVERLOAD_TABLE("overload_system", system, 1),
-	.labels = system_labels, .nr_columns = 3,
+	.labels = system_labels, .nr_columns = 3, .text = overload_text,
 };
 
 static const struct table_column ilb_columns[] = {
@@ -382,6 +388,7 @@ struct idlebal {
 	/* /proc/schedstat at the start, for the KERNEL values. */
 	struct schedstat schedstat_base;
 	bool have_schedstat;
+	bool kicks_unknown;	/* nohz_csd_func's address is not known */
 };
 
 static void node_labels(void *ctx, const void *key, const struct map_dump *d,
@@ -403,6 +410,30 @@ static void system_labels(void *ctx, const void *key, const struct map_dump *d,
 
 	if (cpulist_format(&ib->topo.online, out[0], TABLE_LABEL_LEN) < 0)
 		snprintf(out[0], TABLE_LABEL_LEN, "?");
+}
+
+/*
+ * A node's or the system's table, in text only where it differs from the
+ * narrower scope's (one LLC per node, one node: three equal tables).
+ */
+static void overload_text(struct table *t, FILE *out, int top)
+{
+	struct idlebal *ib = t->ctx;
+	int scope = 0, same = -1;
+
+	while (scope < IDLEBAL_NR_SCOPES && &ib->overload_rows[scope] != t)
+		scope++;
+	for (int below = scope - 1; below >= 0 && ib->overload_rows[below].spec; below--) {
+		if (!table_window_same(&ib->overload_rows[below + 1], &ib->overload_rows[below]))
+			break;
+		same = below;
+	}
+	if (same < 0) {
+		table_text_rows(t, out, top);
+		return;
+	}
+	fprintf(out, "\n%s: same as %s\n", t->spec->name,
+		ib->overload_rows[same].spec->name);
 }
 
 static const char *const idle_type_names[IDLEBAL_NR_IDLE_TYPES] = {
@@ -687,6 +718,29 @@ static int set_max_entries(struct bpf_map *map, unsigned int n, char *err, size_
 	return 0;
 }
 
+/* A metric the chosen hooks reach but this run cannot measure, with why. */
+static void mark_unavailable(struct idlebal *ib, const char *name, const char *why)
+{
+	for (int i = 0; i < (int)ARRAY_SIZE(metrics); i++) {
+		struct metric_source *src = &ib->tool.sources[i];
+
+		if (strcmp(metrics[i].name, name) || !src->available)
+			continue;
+		src->available = false;
+		src->tier = "none";
+		src->why = why;
+	}
+}
+
+/* Kicks cannot be told apart: unavailable, never a count of 0. */
+static void mark_kicks_unknown(struct idlebal *ib, const char *why)
+{
+	mark_unavailable(ib, "ilb_kicks", why);
+	mark_unavailable(ib, "ilb_busy", why);
+	mark_unavailable(ib, "ilb_ksoftirqd_wakeups", why);
+	ib->kicks_unknown = true;
+}
+
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
 static int setup_before_load(struct idlebal *ib, char *err, size_t errlen)
 {
@@ -703,12 +757,16 @@ static int setup_before_load(struct idlebal *ib, char *err, size_t errlen)
 	/* Delayed dequeue keeps sleepers queued: h_nr_runnable leaves them out. */
 	obj->rodata->track_runnable = kernel_struct_member_offset("cfs_rq", "h_nr_runnable") >= 0;
 	obj->rodata->alb_hooked = has_flavour(ib, HOOK_ACTIVE_BALANCE);
+	/* The csd tracepoints name the function: a kick is a call of nohz_csd_func(). */
 	if (has_flavour(ib, HOOK_CSD_FUNCTION_ENTRY)) {
 		obj->rodata->nohz_csd_func_addr = kernel_symbol_address(opts->proc_root,
 									"nohz_csd_func");
 		if (!obj->rodata->nohz_csd_func_addr)
-			fprintf(stderr, "idlebal: nohz_csd_func is not in /proc/kallsyms: "
-				"idle load balance kicks are not counted\n");
+			mark_kicks_unknown(ib, kernel_addresses_hidden(opts->proc_root) ?
+				"/proc/kallsyms hides nohz_csd_func's address from this user "
+				"(kptr_restrict): run as root or with CAP_SYSLOG" :
+				"nohz_csd_func is not in /proc/kallsyms: no idle load balance "
+				"kick can be told from other cross-CPU calls");
 	}
 	if (set_max_entries(obj->maps.cpu_states, ib->topo.nr_cpu_ids, err, errlen) ||
 	    set_max_entries(obj->maps.domains, cpus * IDLEBAL_MAX_DOMAINS * IDLEBAL_NR_IDLE_TYPES,
@@ -726,18 +784,10 @@ static int setup_before_load(struct idlebal *ib, char *err, size_t errlen)
 /* Metrics the chosen hooks reach but the kernel cannot give. */
 static void mark_kernel_gaps(struct idlebal *ib)
 {
-	struct metric_source *src = NULL;
-
-	for (int i = 0; i < (int)ARRAY_SIZE(metrics); i++)
-		if (!strcmp(metrics[i].name, "newidle_random_skips"))
-			src = &ib->tool.sources[i];
-	if (src && src->available &&
-	    kernel_struct_member_offset("sched_domain", "newidle_call") < 0) {
-		src->available = false;
-		src->tier = "none";
-		src->why = "the kernel has no proportional newidle balance (sched_domain.newidle_call, "
-			   "6.19 and its stable backports)";
-	}
+	if (kernel_struct_member_offset("sched_domain", "newidle_call") < 0)
+		mark_unavailable(ib, "newidle_random_skips",
+				 "the kernel has no proportional newidle balance (sched_domain.newidle_call, "
+				 "6.19 and its stable backports)");
 }
 
 static int add_tables(struct idlebal *ib)
@@ -778,19 +828,23 @@ static int add_tables(struct idlebal *ib)
 					   NULL, overload_ctx[s],
 					   tool_tier(t, RUNQUEUES), false))
 				return -1;
-	if ((tool_has_hooks(t, KICKS) || tool_has_hooks(t, KICKS_FN)) &&
+	if ((tool_has_hooks(t, KICKS) || tool_has_hooks(t, KICKS_FN)) && !ib->kicks_unknown &&
 	    tool_add_table(t, &ib->ilb_rows, &ilb_table, obj->maps.ilb_cpus, NULL, NULL,
 			   tool_tier(t, tool_has_hooks(t, KICKS) ? KICKS : KICKS_FN), false))
 		return -1;
 	return 0;
 }
 
+/* -C leaves the other CPUs out on the BPF side: nothing to wait for there. */
 static bool cpu_state_known(void *ctx, int cpu)
 {
 	const struct idlebal *ib = ctx;
+	const struct common_opts *opts = ib->tool.opts;
 	struct idlebal_rq_state s;
 	__u32 key = cpu;
 
+	if (opts->have_cpus && !cpumask_test(&opts->cpus, cpu))
+		return true;
 	return !bpf_map_lookup_elem(bpf_map__fd(ib->obj->maps.rq_states), &key, &s) && s.known;
 }
 

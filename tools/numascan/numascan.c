@@ -210,7 +210,7 @@ static const struct table_spec process_table = {
 	.source = TABLE_COUNTERS,
 	.value_offset = offsetof(struct numascan_process, counts), .nr_values = NP_NR,
 	.columns = process_columns, .nr_columns = ARRAY_SIZE(process_columns),
-	.sort_value = NP_HINT_FAULT_PAGES, .text_rows = 10,
+	.sort_value = NP_HINT_FAULT_PAGES, .text_rows = 10, .text_shown_counts_only = true,
 	.drop_slot = NUMASCAN_PROCESS_DROPS,
 };
 

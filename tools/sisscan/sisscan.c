@@ -242,6 +242,7 @@ struct sisscan_args {
 	unsigned long long events_max;	/* bytes, 0: no limit */
 	bool events_max_given;
 	bool per_cpu, per_process;
+	unsigned long long given;	/* option_given_once() */
 };
 
 enum { OPT_FILTER = 0x200, OPT_FILTER_DELAY, OPT_EVENTS, OPT_EVENTS_MAX, OPT_PER_CPU };
@@ -268,6 +269,13 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 	struct sisscan_args *args = state->input;
 	char err[512];
 
+	/* --filter adds filters; the other values may be given once. */
+	if ((key == OPT_FILTER_DELAY || key == OPT_EVENTS || key == OPT_EVENTS_MAX) &&
+	    option_given_once(&args->given, 32 + key - OPT_FILTER_DELAY,
+			      key == OPT_EVENTS ? "--events" :
+			      key == OPT_EVENTS_MAX ? "--events-max" : "--filter-delay",
+			      err, sizeof(err)))
+		argp_error(state, "%s", err);
 	switch (key) {
 	case OPT_FILTER:
 		if (audit_parse_filters(arg, &args->filters)) {
