@@ -1386,8 +1386,9 @@ numascan_remote() {
 }
 # numascan_ownvmas MODE: ownvmas' thread 0 keeps writing its own 16 MB
 # buffer for 10 s; thread 1 writes its own once, then sleeps (scan passes
-# every 100-200 ms). Only thread 0 runs, so only it runs task_numa_work()
-# (queued by the tick of the running thread), and it never touches
+# every 100-200 ms). Thread 0 runs, so it runs task_numa_work() (queued
+# by the tick of the running thread; thread 1 too, rarely, while it makes
+# its first touches: ftrace counts each thread's runs), and it never touches
 # thread 1's buffer: the kernel source's answer is that every scan of
 # thread 1's buffer is unfaulted and traps no hint fault (seed 002's
 # scanned-but-never-faulted VMA; but for a page whose first write a scan
@@ -1405,6 +1406,10 @@ numascan_ownvmas() {
     wl=$W/ownvmas-$mode.out out=$W/ownvmas-$mode.json
     : >"$wl"
     fast_scans
+    # Who runs task_numa_work(): ftrace's count per thread (see below).
+    work_hist=""
+    kprobe_event_on own_work task_numa_work 'if comm == "ownvmas"' common_pid &&
+        work_hist=$TRACEFS/events/schedscan/own_work/hist
     if tool_start "$out" "$W/ownvmas.err" numascan --mode "$mode" --comm ownvmas -i 1 -d 300; then
         "$WL/ownvmas" -t 2 -i 1 -m 16 -s 10 >"$wl" 2>&1
     fi
@@ -1412,6 +1417,13 @@ numascan_ownvmas() {
     wait $tpid
     rc=$?
     restore_scans
+    # "PID COUNT" per thread that ran task_numa_work()
+    work_by=""
+    if [ -n "$work_hist" ]; then
+        work_by=$(awk '/common_pid:/ { p = $0; sub(/.*common_pid: */, "", p); sub(/[^0-9].*/, "", p)
+                                       h = $0; sub(/.*hitcount: */, "", h); print p, h + 0 }' "$work_hist")
+        kprobe_event_off own_work common_pid
+    fi
     summary=$(json_summary "$out")
     passes=$(json_metric "$summary" numa_scan_passes)
     opid=$(awk '$2 == "pid" { print $3 }' "$wl")
@@ -1451,12 +1463,21 @@ numascan_ownvmas() {
                 }
         }
         END { print late + 0 }' "$out")
-    desc="numascan --mode $mode: ownvmas, the busy thread's own buffer: hint faults, and no unfaulted scan in an interval after the one of its first hint fault"
-    if [ -n "$row0" ] && [ "$a_scans" -ge 2 ] && [ "$a_faults" -gt 0 ] && [ "$a_unf" -lt "$a_scans" ] &&
-       [ "$late" = 0 ]; then
-        ok "$desc ($a_unf of $a_scans scans unfaulted, $a_faults hint faults)"
+    # Another thread's pass is an unfaulted scan of this buffer whenever
+    # it comes: thread 1 runs task_numa_work() too if a tick finds it
+    # running long enough, while it makes its first touches (under TCG,
+    # 8 vCPUs on one host core, that can outlast thread 0's first hint
+    # fault: a clean-clone run saw 1 late unfaulted scan on 6.1 kprobe).
+    # So the later unfaulted scans may be at most the other threads' runs
+    # ftrace counted; thread 0's own are never unfaulted after its fault.
+    tid0=$(awk '$2 == "thread" && $3 == 0 { print $5 }' "$wl")
+    others=$(printf '%s\n' "$work_by" | awk -v t="${tid0:-x}" 'NF == 2 && $1 != t { n += $2 } END { print n + 0 }')
+    desc="numascan --mode $mode: ownvmas, the busy thread's own buffer: hint faults, and no unfaulted scan in an interval after the one of its first hint fault but by another thread's task_numa_work() (ftrace)"
+    if [ -n "$row0" ] && [ -n "$work_hist" ] && [ "$a_scans" -ge 2 ] && [ "$a_faults" -gt 0 ] &&
+       [ "$a_unf" -lt "$a_scans" ] && [ "$late" -le "$others" ]; then
+        ok "$desc ($a_unf of $a_scans scans unfaulted, $late of them later against $others runs by other threads; $a_faults hint faults)"
     else
-        notok "$desc # $late unfaulted scans later; $detail"
+        notok "$desc # $late unfaulted scans later, other threads' task_numa_work() runs '$others' (thread 0 tid '$tid0'; by pid: $(printf '%s' "$work_by" | tr '\n' ' ')); $detail"
     fi
     # Private and shared by task_numa_fault()'s rule (the page's last hint
     # fault by the same pid bits, or none yet): one thread takes all the
