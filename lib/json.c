@@ -127,6 +127,17 @@ void json_end_array(struct json_writer *w)
  * already (lib/escape.h); whatever is not valid UTF-8 still becomes
  * U+FFFD, so that a record always parses.
  */
+/*
+ * Code points that some line readers take for the end of a line: C1
+ * controls (NEL among them), U+2028 and U+2029. JSON allows them raw,
+ * but a JSON Lines record must stay one line for python's splitlines(),
+ * JavaScript before ES2019 and editors as well.
+ */
+static bool breaks_lines(unsigned int cp)
+{
+	return (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029;
+}
+
 static void put_escaped(struct json_writer *w, const char *s)
 {
 	size_t n = strlen(s);
@@ -158,6 +169,8 @@ static void put_escaped(struct json_writer *w, const char *s)
 				putf(w, "\\u%04x", c);
 			else if (!len)
 				put(w, "\\ufffd", 6);
+			else if (breaks_lines(cp))
+				putf(w, "\\u%04x", cp);
 			else
 				put(w, s + i, len);
 		}

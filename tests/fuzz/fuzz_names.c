@@ -3,11 +3,12 @@
  * Names nobody vouches for through every output (lib/escape.h): the
  * input's first 15 bytes are a task's name, the rest a mapping's path.
  * Each is shown in its display form, and each writer is also handed the
- * raw bytes. Invariants: every output is UTF-8; the JSON parses back to
- * the display form; an OpenMetrics sample is one line whose label values
- * unescape to the display form; SVG text holds only characters XML 1.0
- * allows and no raw markup; a text cell has no control character and
- * takes exactly its width.
+ * raw bytes. Invariants: every output is UTF-8; a JSON record holds no
+ * code point that a line reader breaks at and parses back to the display
+ * form; an OpenMetrics sample is one line whose label values unescape to
+ * the display form; SVG text holds only characters XML 1.0 allows and no
+ * raw markup; a text cell has no control character and takes exactly
+ * its width.
  *
  * With SCHEDSCAN_FUZZ_DUMP=DIR, every input's outputs are also written
  * under DIR (names.jsonl, names.prom, svg/N.svg) for the real parsers:
@@ -38,6 +39,20 @@ static bool valid_utf8(const char *s, size_t n)
 	return true;
 }
 
+/* No code point that any line reader ends a line at (lib/json.c). */
+static bool no_line_break(const char *s, size_t n)
+{
+	unsigned int cp;
+
+	for (size_t i = 0; i < n; i += utf8_sequence(s + i, n - i, &cp)) {
+		utf8_sequence(s + i, n - i, &cp);
+		if ((cp >= 0x0a && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x1e) ||
+		    (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029)
+			return false;
+	}
+	return true;
+}
+
 static void check_json(const char *comm, const char *path, const char *raw, FILE *dump)
 {
 	struct json_writer w;
@@ -54,6 +69,7 @@ static void check_json(const char *comm, const char *path, const char *raw, FILE
 	json_string(&w, raw);
 	json_end_object(&w);
 	FUZZ_ASSERT(!w.failed && valid_utf8(w.buf, w.len));
+	FUZZ_ASSERT(no_line_break(w.buf, w.len));
 	FUZZ_ASSERT(!jv_parse(w.buf, w.len, &parsed, err, sizeof(err)));
 	FUZZ_ASSERT(!strcmp(jv_string(jv_get(&parsed, "comm")), comm));
 	FUZZ_ASSERT(!strcmp(jv_string(jv_get(&parsed, "name")), path));

@@ -28,6 +28,8 @@ fi
 
 out=$(/usr/bin/python3 - "$WORK/out/names.jsonl" <<'EOF'
 import json, sys
+# splitlines() on purpose: it also breaks at NEL, U+2028 and U+2029, as
+# other line readers do, and a record must stay one line for them all.
 lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
 for n, line in enumerate(lines, 1):
     record = json.loads(line)

@@ -41,6 +41,21 @@ static void test_string_escaping(void)
 	json_free(&w);
 }
 
+/*
+ * A record stays one line for every line reader: NEL (C2 85), U+2028 and
+ * U+2029 are escaped, other multi-byte characters pass as they are (the
+ * clean-clone run of c4fb9bf read a random name's NEL as a line break).
+ */
+static void test_line_separators_escaped(void)
+{
+	struct json_writer w;
+
+	json_init(&w);
+	json_string(&w, "a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xa9" "d\xc2\xa0\xc3\xa9\x7f");
+	CHECK_STR(render(&w), "\"a\\u0085b\\u2028c\\u2029d\xc2\xa0\xc3\xa9\x7f\"");
+	json_free(&w);
+}
+
 static void test_non_finite_doubles_become_null(void)
 {
 	struct json_writer w;
@@ -105,6 +120,7 @@ static void test_depth_limit(void)
 
 UNIT_MAIN(UNIT_TEST(test_nested_objects_and_arrays),
 	  UNIT_TEST(test_string_escaping),
+	  UNIT_TEST(test_line_separators_escaped),
 	  UNIT_TEST(test_non_finite_doubles_become_null),
 	  UNIT_TEST(test_emit_refuses_unbalanced_record),
 	  UNIT_TEST(test_reset_reuses_buffer),
