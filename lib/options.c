@@ -38,6 +38,7 @@ enum {
 	OPT_BTF,
 	OPT_COMPARE,
 	OPT_SVG,
+	OPT_LIST_METRICS,
 };
 
 static const struct argp_option common_options[] = {
@@ -71,6 +72,10 @@ static const struct argp_option common_options[] = {
 	{ "compare", OPT_COMPARE, NULL, 0,
 	  "--compare A.jsonl... -- B.jsonl...: compare runs recorded with --json, the"
 	  " A runs, then --, then the B runs; traces nothing (other options first)", 4 },
+	{ "list-metrics", OPT_LIST_METRICS, NULL, 0,
+	  "Print what this kernel lets the tool measure: per metric and table its tier,"
+	  " measured or estimated, or why not; loads and checks the programs, attaches"
+	  " nothing", 4 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 3 },
 	/* Negative positional values ("sisscan 1 -1"), for a clear message. */
 #define NEGATIVE_NUMBER(d) { NULL, d, "N", OPTION_HIDDEN | OPTION_ARG_OPTIONAL, NULL, 3 }
@@ -483,6 +488,24 @@ static int check_ready_fd(long fd, char *err, size_t errlen)
 	return 0;
 }
 
+/* --list-metrics runs nothing: an option that only a run uses is a mistake. */
+static int check_list_metrics(const struct common_opts *opts, char *err, size_t errlen)
+{
+	const char *run_option = opts->compare ? "--compare" :
+				 opts->interval_s ? "an interval" :
+				 opts->duration_s ? "--duration" :
+				 opts->listen ? "--listen" :
+				 opts->prometheus_file ? "--prometheus-file" :
+				 opts->svg_path ? "--svg" :
+				 opts->ready_fd >= 0 ? "--ready-fd" :
+				 opts->stats ? "--stats" : NULL;
+
+	if (!run_option)
+		return 0;
+	return errmsg(err, errlen, "--list-metrics traces nothing: %s has no meaning with it",
+		      run_option);
+}
+
 static error_t parse_common(int key, char *arg, struct argp_state *state)
 {
 	struct common_opts *opts = state->input;
@@ -611,9 +634,14 @@ static error_t parse_common(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		ret = positional(opts, arg, err, sizeof(err));
 		break;
+	case OPT_LIST_METRICS:
+		opts->list_metrics = true;
+		break;
 	case ARGP_KEY_END:
 		if (opts->count && !opts->interval_s)
 			ret = errmsg(err, sizeof(err), "a count needs an interval");
+		else if (opts->list_metrics)
+			ret = check_list_metrics(opts, err, sizeof(err));
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -49,6 +49,8 @@ struct common_opts {
 	 * argv); the tool compares them instead of tracing.
 	 */
 	bool compare;
+	/* --list-metrics: what this kernel lets the tool measure; traces nothing. */
+	bool list_metrics;
 	const char *const *compare_a, *const *compare_b;
 	int nr_compare_a, nr_compare_b;
 	/* Internal: positional arguments seen, -i given, value options seen. */

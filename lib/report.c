@@ -89,29 +89,29 @@ static bool same_words(const char *a, const char *b, int words)
 }
 
 /*
- * The banner's line of metrics: those not measured for the reason of
- * metrics[first] (first >= 0), or the estimated ones (first -1), with
- * three or more names of one first word shown once as "sis_* (12)".
- * Empty when there is none.
+ * The banner's line of metrics: those not measured because of why
+ * (non-NULL), then the tables missing for it, or the estimated ones (why
+ * NULL), with three or more names of one first word shown once as
+ * "sis_* (12)". Empty when there is none.
  */
-static void metric_list(const struct metric_value *metrics, int nr, int first, char *buf,
-			size_t len)
+static void metric_list(const struct report *r, const struct metric_value *metrics, int nr,
+			const char *why, char *buf, size_t len)
 {
 	bool listed[256] = {}, picked[256] = {};
 	int count = 0, words = 1;
 	size_t used;
 
 	for (int i = 0; i < nr && i < 256; i++) {
-		picked[i] = first >= 0 ? !metrics[i].available && !strcmp(metrics[i].why,
-									  metrics[first].why) :
-				 metrics[i].available && metrics[i].estimated;
+		picked[i] = why ? !metrics[i].available && !strcmp(metrics[i].why, why) :
+				  metrics[i].available && metrics[i].estimated;
 		count += picked[i];
 	}
+	for (int i = 0; why && i < r->nr_missing_tables; i++)
+		count += !strcmp(r->missing_tables[i].why, why);
 	buf[0] = '\0';
 	if (!count)
 		return;
-	used = snprintf(buf, len, first >= 0 ? "Not measured (%d):" : "Estimated (%d, marked ~):",
-			count);
+	used = snprintf(buf, len, why ? "Not measured (%d):" : "Estimated (%d, marked ~):", count);
 	/* Two words when one would gather nearly all ("numa_" of numascan's). */
 	for (int i = 0; i < nr && i < 256 && words == 1; i++) {
 		int same = 0;
@@ -141,14 +141,54 @@ static void metric_list(const struct metric_value *metrics, int nr, int first, c
 			used += snprintf(buf + used, len - used, " %s,", metrics[i].name);
 		}
 	}
+	for (int i = 0; why && i < r->nr_missing_tables && used < len; i++)
+		if (!strcmp(r->missing_tables[i].why, why))
+			used += snprintf(buf + used, len - used, " table %s,",
+					 r->missing_tables[i].name);
 	/* The last comma goes. */
 	if (used < len && used > 0 && buf[used - 1] == ',')
 		buf[used - 1] = '\0';
 }
 
+void report_table_missing(struct report *r, const char *name, const char *why)
+{
+	if (r->nr_missing_tables < REPORT_MAX_MISSING_TABLES)
+		r->missing_tables[r->nr_missing_tables++] = (struct missing_table){ name, why };
+}
+
+/*
+ * The distinct sentences of why metrics and tables are not measured, in
+ * order of first use: metrics first, then tables. Returns how many.
+ */
+#define MAX_REASONS (256 + REPORT_MAX_MISSING_TABLES)
+
+static int intern_reason(const char **reasons, int *nr, const char *why)
+{
+	for (int k = 0; k < *nr; k++)
+		if (!strcmp(reasons[k], why))
+			return k;
+	reasons[*nr] = why;
+	return (*nr)++;
+}
+
+static int missing_reasons(const struct report *r, const struct metric_value *metrics,
+			   int nr_metrics, const char **reasons)
+{
+	int nr = 0;
+
+	for (int i = 0; i < nr_metrics && i < 256; i++)
+		if (!metrics[i].available)
+			intern_reason(reasons, &nr, metrics[i].why);
+	for (int i = 0; i < r->nr_missing_tables; i++)
+		intern_reason(reasons, &nr, r->missing_tables[i].why);
+	return nr;
+}
+
 void report_banner(struct report *r, const char *what, const char *metrics_address,
 		   const char *note, const struct metric_value *metrics, int nr_metrics)
 {
+	const char *reasons[MAX_REASONS];
+	int nr_reasons;
 	char line[1024];
 
 	if (r->json)
@@ -159,22 +199,15 @@ void report_banner(struct report *r, const char *what, const char *metrics_addre
 			metrics_address);
 	if (note)
 		print_wrapped(r->out, note, 4);
-	/* Per reason, the metrics it leaves out, then the estimates: what this kernel allows. */
-	for (int i = 0; i < nr_metrics; i++) {
-		bool seen = false;
-
-		if (metrics[i].available)
-			continue;
-		for (int j = 0; j < i && !seen; j++)
-			seen = !metrics[j].available && !strcmp(metrics[j].why, metrics[i].why);
-		if (seen)
-			continue;
-		metric_list(metrics, nr_metrics, i, line, sizeof(line));
+	/* Per reason, the metrics and tables it leaves out, then the estimates. */
+	nr_reasons = missing_reasons(r, metrics, nr_metrics, reasons);
+	for (int k = 0; k < nr_reasons; k++) {
+		metric_list(r, metrics, nr_metrics, reasons[k], line, sizeof(line));
 		print_wrapped(r->out, line, 4);
-		snprintf(line, sizeof(line), "because %s", metrics[i].why);
+		snprintf(line, sizeof(line), "because %s", reasons[k]);
 		print_wrapped_from(r->out, line, 4, 4);
 	}
-	metric_list(metrics, nr_metrics, -1, line, sizeof(line));
+	metric_list(r, metrics, nr_metrics, NULL, line, sizeof(line));
 	if (line[0])
 		print_wrapped(r->out, line, 4);
 	fflush(r->out);
@@ -323,53 +356,56 @@ static void json_metric(struct json_writer *w, const struct metric_value *m)
  * "unavailable": metric name -> index in "unavailable_reasons", each
  * distinct sentence once: a few reasons cover dozens of metrics (34 of
  * numascan's on a kernel without fentry and kprobes, 8 KB a record when
- * each carried its sentence).
+ * each carried its sentence). "tables_unavailable" points into the same
+ * array.
  */
-static void json_unavailable(struct json_writer *w, const struct metric_value *metrics,
-			     int nr_metrics)
+static void json_unavailable(const struct report *r, struct json_writer *w,
+			     const struct metric_value *metrics, int nr_metrics)
 {
-	int reason_of[256], nr_reasons = 0, first_with[256];
+	const char *reasons[MAX_REASONS];
+	int nr_reasons = missing_reasons(r, metrics, nr_metrics, reasons);
+	bool any = false;
 
-	for (int i = 0; i < nr_metrics && i < 256; i++) {
-		reason_of[i] = -1;
-		if (metrics[i].available)
-			continue;
-		for (int r = 0; r < nr_reasons && reason_of[i] < 0; r++)
-			if (!strcmp(metrics[first_with[r]].why, metrics[i].why))
-				reason_of[i] = r;
-		if (reason_of[i] < 0) {
-			first_with[nr_reasons] = i;
-			reason_of[i] = nr_reasons++;
+	for (int i = 0; i < nr_metrics && i < 256; i++)
+		any |= !metrics[i].available;
+	if (any) {
+		json_key(w, "unavailable");
+		json_begin_object(w);
+		for (int i = 0; i < nr_metrics && i < 256; i++) {
+			if (metrics[i].available)
+				continue;
+			json_key(w, metrics[i].name);
+			json_i64(w, intern_reason(reasons, &nr_reasons, metrics[i].why));
 		}
+		json_end_object(w);
 	}
-	json_key(w, "unavailable");
-	json_begin_object(w);
-	for (int i = 0; i < nr_metrics && i < 256; i++) {
-		if (reason_of[i] < 0)
-			continue;
-		json_key(w, metrics[i].name);
-		json_i64(w, reason_of[i]);
+	if (r->nr_missing_tables) {
+		json_key(w, "tables_unavailable");
+		json_begin_object(w);
+		for (int i = 0; i < r->nr_missing_tables; i++) {
+			json_key(w, r->missing_tables[i].name);
+			json_i64(w, intern_reason(reasons, &nr_reasons, r->missing_tables[i].why));
+		}
+		json_end_object(w);
 	}
-	json_end_object(w);
+	if (!nr_reasons)
+		return;
 	json_key(w, "unavailable_reasons");
 	json_begin_array(w);
-	for (int r = 0; r < nr_reasons; r++)
-		json_string(w, metrics[first_with[r]].why);
+	for (int k = 0; k < nr_reasons; k++)
+		json_string(w, reasons[k]);
 	json_end_array(w);
 }
 
-static int json_window(struct report *r, const struct run_window *window,
-		       const struct metric_value *metrics, int nr_metrics,
-		       struct table *const *tables, int nr_tables,
-		       const struct prog_stat *stats, int nr_stats)
+/* A record's first fields: what it is, and of which tool, version, kernel and mode. */
+static void json_record_begin(struct report *r, const char *type)
 {
 	struct json_writer *w = &r->writer;
-	bool any_missing = false;
 
 	json_reset(w);
 	json_begin_object(w);
 	json_key(w, "type");
-	json_string(w, window->final ? "summary" : "interval");
+	json_string(w, type);
 	json_key(w, "tool");
 	json_string(w, r->tool);
 	json_key(w, "version");
@@ -378,6 +414,16 @@ static int json_window(struct report *r, const struct run_window *window,
 	json_string(w, kernel_release());
 	json_key(w, "mode");
 	json_string(w, r->mode);
+}
+
+static int json_window(struct report *r, const struct run_window *window,
+		       const struct metric_value *metrics, int nr_metrics,
+		       struct table *const *tables, int nr_tables,
+		       const struct prog_stat *stats, int nr_stats)
+{
+	struct json_writer *w = &r->writer;
+
+	json_record_begin(r, window->final ? "summary" : "interval");
 	json_key(w, "start");
 	json_double(w, window->start, 6);
 	json_key(w, "end");
@@ -392,15 +438,11 @@ static int json_window(struct report *r, const struct run_window *window,
 	}
 	json_key(w, "metrics");
 	json_begin_object(w);
-	for (int i = 0; i < nr_metrics; i++) {
+	for (int i = 0; i < nr_metrics; i++)
 		if (metrics[i].available)
 			json_metric(w, &metrics[i]);
-		else
-			any_missing = true;
-	}
 	json_end_object(w);
-	if (any_missing)
-		json_unavailable(w, metrics, nr_metrics);
+	json_unavailable(r, w, metrics, nr_metrics);
 	for (int i = 0; i < nr_tables; i++)
 		table_json(tables[i], w);
 	if (window->final && nr_stats) {
@@ -524,4 +566,130 @@ void report_openmetrics(const struct report *r, const struct metric_value *metri
 		labels[1] = (struct om_label){ "reason", metrics[i].why ? metrics[i].why : "" };
 		om_sample_u64(out, family, NULL, labels, 2, 1);
 	}
+}
+
+static const char *const kind_names[] = {
+	[METRIC_COUNTER] = "counter", [METRIC_HISTOGRAM] = "histogram", [METRIC_RATIO] = "ratio",
+};
+
+static void json_list(struct report *r, const struct metric_value *metrics, int nr_metrics,
+		      struct table *const *tables, int nr_tables)
+{
+	struct json_writer *w = &r->writer;
+
+	json_record_begin(r, "metrics");
+	json_key(w, "metrics");
+	json_begin_object(w);
+	for (int i = 0; i < nr_metrics; i++) {
+		if (!metrics[i].available)
+			continue;
+		json_key(w, metrics[i].name);
+		json_begin_object(w);
+		json_key(w, "kind");
+		json_string(w, kind_names[metrics[i].kind]);
+		json_key(w, "tier");
+		json_string(w, metrics[i].tier);
+		json_key(w, "estimated");
+		json_bool(w, metrics[i].estimated);
+		json_end_object(w);
+	}
+	json_end_object(w);
+	json_key(w, "tables");
+	json_begin_object(w);
+	for (int i = 0; i < nr_tables; i++) {
+		json_key(w, tables[i]->spec->name);
+		json_begin_object(w);
+		json_key(w, "tier");
+		json_string(w, tables[i]->tier);
+		json_key(w, "estimated");
+		json_bool(w, tables[i]->estimated);
+		json_end_object(w);
+	}
+	json_end_object(w);
+	json_unavailable(r, w, metrics, nr_metrics);
+	json_end_object(w);
+}
+
+/* One row of the text list: a reason's footnote number when not measured. */
+static void list_row(FILE *out, int width, const char *name, const char *tier, bool estimated,
+		     int footnote)
+{
+	if (footnote)
+		fprintf(out, "%-*s %-10s not measured (%d)\n", width, name, "-", footnote);
+	else
+		fprintf(out, "%-*s %-10s %s\n", width, name, tier,
+			estimated ? "estimated" : "measured");
+}
+
+static void text_list(struct report *r, FILE *out, const struct metric_value *metrics,
+		      int nr_metrics, struct table *const *tables, int nr_tables)
+{
+	const char *reasons[MAX_REASONS];
+	int nr_reasons = missing_reasons(r, metrics, nr_metrics, reasons);
+	int width = 24, measured = 0, estimated = 0;
+	char line[512];
+
+	for (int i = 0; i < nr_metrics; i++) {
+		if ((int)strlen(metrics[i].name) > width)
+			width = (int)strlen(metrics[i].name);
+		measured += metrics[i].available && !metrics[i].estimated;
+		estimated += metrics[i].available && metrics[i].estimated;
+	}
+	for (int i = 0; i < nr_tables; i++)
+		if ((int)strlen(tables[i]->spec->name) > width)
+			width = (int)strlen(tables[i]->spec->name);
+	/* Room for the tier and "not measured (NN)" in 80 columns. */
+	if (width > 80 - 1 - 10 - 1 - 17)
+		width = 80 - 1 - 10 - 1 - 17;
+	snprintf(line, sizeof(line),
+		 "%s on %s, --mode %s: of %d metrics %d measured, %d estimated, %d not "
+		 "measured; of %d tables %d reported",
+		 r->tool, kernel_release(), r->mode, nr_metrics, measured, estimated,
+		 nr_metrics - measured - estimated, nr_tables + r->nr_missing_tables, nr_tables);
+	print_wrapped(out, line, 4);
+	fprintf(out, "\n%-*s %-10s %s\n", width, "METRIC", "TIER", "STATUS");
+	for (int i = 0; i < nr_metrics; i++) {
+		int footnote = 0;
+
+		if (!metrics[i].available)
+			footnote = 1 + intern_reason(reasons, &nr_reasons, metrics[i].why);
+		list_row(out, width, metrics[i].name, metrics[i].tier, metrics[i].estimated,
+			 footnote);
+	}
+	fprintf(out, "\n%-*s %-10s %s\n", width, "TABLE", "TIER", "STATUS");
+	for (int i = 0; i < nr_tables; i++)
+		list_row(out, width, tables[i]->spec->name, tables[i]->tier, tables[i]->estimated,
+			 0);
+	for (int i = 0; i < r->nr_missing_tables; i++)
+		list_row(out, width, r->missing_tables[i].name, "none", false,
+			 1 + intern_reason(reasons, &nr_reasons, r->missing_tables[i].why));
+	if (nr_reasons)
+		fputc('\n', out);
+	for (int k = 0; k < nr_reasons; k++) {
+		snprintf(line, sizeof(line), "(%d) %s", k + 1, reasons[k]);
+		print_wrapped(out, line, 4);
+	}
+}
+
+int report_list(struct report *r, const struct metric_value *metrics, int nr_metrics,
+		struct table *const *tables, int nr_tables)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int ret;
+
+	if (r->json) {
+		json_list(r, metrics, nr_metrics, tables, nr_tables);
+		if (r->writer.failed || r->writer.depth || json_end_line(&r->writer))
+			return -1;
+		return run_write_record(fileno(r->out), r->writer.buf, r->writer.len);
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return -1;
+	text_list(r, mem, metrics, nr_metrics, tables, nr_tables);
+	ret = fclose(mem) ? -1 : run_write_record(fileno(r->out), text, len);
+	free(text);
+	return ret;
 }

@@ -36,6 +36,17 @@ struct metric_value {
 	unsigned long long sum;
 	const char *help;		/* OpenMetrics HELP; NULL: the name */
 	const char *same_as;		/* text: one line when equal to this histogram */
+	enum metric_kind { METRIC_COUNTER, METRIC_HISTOGRAM, METRIC_RATIO } kind;
+};
+
+#define REPORT_MAX_MISSING_TABLES 16
+
+/*
+ * A table the kernel keeps this run from reporting (its hooks are
+ * missing), with the sentence saying why: told as the metrics are.
+ */
+struct missing_table {
+	const char *name, *why;
 };
 
 struct report {
@@ -46,6 +57,8 @@ struct report {
 	struct json_writer writer;
 	/* Non-NULL: every window's JSON record is also kept here (--svg). */
 	struct strbuf *capture;
+	struct missing_table missing_tables[REPORT_MAX_MISSING_TABLES];
+	int nr_missing_tables;
 };
 
 void report_init(struct report *r, const char *tool, const char *mode,
@@ -62,6 +75,15 @@ int report_window(struct report *r, const struct run_window *window,
 		  const struct metric_value *metrics, int nr_metrics,
 		  struct table *const *tables, int nr_tables, int top,
 		  const struct prog_stat *stats, int nr_stats);
+/* A table not reported, and why (the banner, JSON's tables_unavailable). */
+void report_table_missing(struct report *r, const char *name, const char *why);
+/*
+ * --list-metrics: per metric and table, the tier this kernel allows and
+ * whether it is measured or estimated, or why it is not measured; the
+ * tables given are those a run would report. Text or one JSON record.
+ */
+int report_list(struct report *r, const struct metric_value *metrics, int nr_metrics,
+		struct table *const *tables, int nr_tables);
 /* The metrics as OpenMetrics families (values cumulative since the start). */
 void report_openmetrics(const struct report *r, const struct metric_value *metrics,
 			int nr_metrics, struct strbuf *out);

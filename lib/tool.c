@@ -330,6 +330,16 @@ int tool_add_table(struct tool *t, struct table *table,
 	return 0;
 }
 
+void tool_table_unavailable(struct tool *t, const char *name, unsigned int needs)
+{
+	report_table_missing(&t->report, name, missing_why(t, needs));
+}
+
+void tool_table_unavailable_why(struct tool *t, const char *name, const char *why)
+{
+	report_table_missing(&t->report, name, why);
+}
+
 int tool_attach(struct tool *t)
 {
 	char err[512];
@@ -404,6 +414,8 @@ static void fill_metrics(struct tool *t, const unsigned long long *counts,
 			.why = src->why,
 			.help = m->help,
 			.same_as = m->text_same_as,
+			.kind = m->ratio[0] ? METRIC_RATIO :
+				m->nr_slots ? METRIC_HISTOGRAM : METRIC_COUNTER,
 		};
 		if (m->ratio[0] || !src->available)
 			continue;
@@ -420,6 +432,20 @@ static void fill_metrics(struct tool *t, const unsigned long long *counts,
 	for (int i = 0; i < t->desc.nr_metrics; i++)
 		if (t->desc.metrics[i].ratio[0])
 			fill_ratio(t, i, values);
+}
+
+int tool_list_metrics(struct tool *t)
+{
+	struct metric_value values[TOOL_MAX_METRICS];
+
+	fill_metrics(t, t->now, values);
+	errno = 0;
+	if (report_list(&t->report, values, t->desc.nr_metrics, t->tables, t->nr_tables)) {
+		fprintf(stderr, "%s: writing the list of metrics to stdout failed: %s\n",
+			t->desc.name, errno ? strerror(errno) : "short write");
+		return 1;
+	}
+	return 0;
 }
 
 static void take_cut(struct tool *t)

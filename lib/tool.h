@@ -182,6 +182,17 @@ int tool_add_table(struct tool *t, struct table *table,
 		   const struct table_spec *spec, struct bpf_map *map,
 		   struct bpf_map *drops, void *ctx, const char *tier,
 		   bool estimated);
+/*
+ * A table the kernel keeps from this run: not every hook of needs was
+ * chosen (the first missing one's reason is given), or why.
+ */
+void tool_table_unavailable(struct tool *t, const char *name, unsigned int needs);
+void tool_table_unavailable_why(struct tool *t, const char *name, const char *why);
+/*
+ * --list-metrics, after the load and the tables (instead of the attach):
+ * prints what a run would report and why the rest is not; the exit code.
+ */
+int tool_list_metrics(struct tool *t);
 /* Enables --stats, installs the signal handlers, attaches every chosen hook. */
 int tool_attach(struct tool *t);
 /*

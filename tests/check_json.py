@@ -19,11 +19,11 @@ import jsonschema
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
 
 
-def load_schema():
+def load_schema(name=""):
     text = DOC.read_text()
-    match = re.search(r"```json schema\n(.*?)```", text, re.S)
+    match = re.search(r"```json schema" + (" " + name if name else "") + r"\n(.*?)```", text, re.S)
     if not match:
-        sys.exit(f"no ```json schema block in {DOC}")
+        sys.exit(f"no ```json schema {name} block in {DOC}")
     return json.loads(match.group(1))
 
 
@@ -36,6 +36,8 @@ def main():
     if "--expect-intervals" in args:
         expect_intervals = int(args[args.index("--expect-intervals") + 1])
     validator = jsonschema.Draft202012Validator(load_schema())
+    # --list-metrics prints one record of its own kind (docs/json.md).
+    list_validator = jsonschema.Draft202012Validator(load_schema("metrics-list"))
     problems = []
     records = []
     for number, line in enumerate(Path(path).read_text().splitlines(), 1):
@@ -44,7 +46,9 @@ def main():
         except json.JSONDecodeError as e:
             problems.append(f"line {number}: not JSON ({e}): {line[:80]}")
             continue
-        for error in validator.iter_errors(record):
+        checker = list_validator if isinstance(record, dict) and record.get("type") == "metrics" \
+            else validator
+        for error in checker.iter_errors(record):
             where = "/".join(str(p) for p in error.absolute_path)
             problems.append(f"line {number}: {where}: {error.message}")
         records.append(record)
@@ -57,10 +61,17 @@ def main():
         metrics = record.get("metrics", {})
         # unavailable points into unavailable_reasons, which holds each
         # sentence once and only sentences something points at.
+        # tables_unavailable points into the same array and names no table the
+        # record holds.
         missing, reasons = record.get("unavailable", {}), record.get("unavailable_reasons", [])
-        if bool(missing) != bool(reasons) or set(missing.values()) != set(range(len(reasons))) \
+        tables_missing = record.get("tables_unavailable", {})
+        pointers = set(missing.values()) | set(tables_missing.values())
+        if bool(missing or tables_missing) != bool(reasons) or pointers != set(range(len(reasons))) \
                 or len(set(reasons)) != len(reasons) or set(missing) & set(metrics):
-            problems.append(f"record {number}: unavailable {missing} does not match unavailable_reasons {reasons}")
+            problems.append(f"record {number}: unavailable {missing} and tables_unavailable {tables_missing} do not match unavailable_reasons {reasons}")
+        held = set(record.get("tables", {})) | {k for k, v in record.items() if isinstance(v, dict) and "rows" in v}
+        if set(tables_missing) & held:
+            problems.append(f"record {number}: tables_unavailable {sorted(set(tables_missing) & held)} are reported too")
         for name, metric in metrics.items():
             if metric.get("unit") != "percent":
                 continue
@@ -82,6 +93,12 @@ def main():
                 got = sum(row.get(name, 0) for row in body["rows"])
                 if got != metric["value"]:
                     problems.append(f"record {number} ({record.get('type')}): {table} rows add up to {name} {got}, the scalar says {metric['value']}")
+    if records and all(r.get("type") == "metrics" for r in records):
+        if len(records) != 1:
+            problems.append(f"--list-metrics prints one record, got {len(records)}")
+        for p in problems:
+            print(p)
+        sys.exit(1 if problems else 0)
     summaries = [r for r in records if r.get("type") == "summary"]
     intervals = [r for r in records if r.get("type") == "interval"]
     if len(summaries) != 1 or not records or records[-1].get("type") != "summary":

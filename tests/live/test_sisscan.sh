@@ -274,8 +274,9 @@ echo "# audit cost, ns/event: $cost"
 # audit come more than 0.75 ms after the partner's change (fn_pct below
 # 90 at 0.75 ms seen in CI while guests ran beside it). A run where more
 # than 35% of wakeups were late (the bounds would meet: 5 + 35 < 90 - 35;
-# 18.47% late at 0.25 ms once, fn_pct 8.42), or a sleeper left its home
-# CPU, is not this scenario and says so.
+# 18.47% late at 0.25 ms once, fn_pct 8.42), or sleepers that left their
+# home CPUs more often than other tasks can explain, is not this scenario
+# and says so.
 kind "known answer"
 ncpu_now=$(nproc)
 if [ "$ncpu_now" -ge 2 ]; then
@@ -293,8 +294,15 @@ if [ "$ncpu_now" -ge 2 ]; then
 		awk -v l="${late_at[$delay]}" 'BEGIN { exit !(l <= 35) }' ||
 			fail "delayed filter scenario: the sleepers woke on time" \
 				"${late_at[$delay]}% of wakeups more than 0.2 ms late at delay $delay ms"
-		[ "$away" -le 15 ] || fail "delayed filter scenario: the sleepers stayed on their home CPUs" \
-			"$away of 3000 wakeups away from home at delay $delay ms"
+		# A sleeper wakes away from home when another task holds its home
+		# CPU then, which makes wakeups late too: 15 wakeups (0.5%) plus
+		# each late one (24 away with 69 late at 1.6 ms once, while a
+		# build ran beside the suite).
+		late=$(awk '/^thread/ { late += $8 } END { print late + 0 }' "$WORK/delay.wl")
+		echo "# delay $delay ms: $away of 3000 wakeups away from home (at most $((15 + late)): margin $((15 + late - away)))"
+		[ "$away" -le $((15 + late)) ] ||
+			fail "delayed filter scenario: the sleepers stayed on their home CPUs" \
+				"$away of 3000 wakeups away from home at delay $delay ms, $late late"
 	done
 	echo "# delayed filter, fn_pct at 0, 0.25, 0.75, 1.6 ms: ${fn_at[0]} ${fn_at[0.25]} ${fn_at[0.75]} ${fn_at[1.6]}"
 	echo "# wakeups more than 0.2 ms late, %: ${late_at[0]} ${late_at[0.25]} ${late_at[0.75]} ${late_at[1.6]}"

@@ -178,13 +178,13 @@ done
 for tool in $TOOLS; do
 	"$BIN/$tool" -d 0.5 >"$WORK/banner" 2>/dev/null
 	"$BIN/$tool" --json -d 0.5 >"$WORK/banner.json" 2>/dev/null
-	nr_json=$(jq -r 'select(.type == "summary") | .unavailable | length' "$WORK/banner.json")
+	nr_json=$(jq -r 'select(.type == "summary") | (.unavailable | length) + (.tables_unavailable | length)' "$WORK/banner.json")
 	nr_reasons=$(jq -r 'select(.type == "summary") | .unavailable_reasons | length' "$WORK/banner.json")
 	nr_text=$(sed -n -E 's/^Not measured \(([0-9]+)\):.*/\1/p' "$WORK/banner" | awk '{ n += $1 } END { print n + 0 }')
 	groups=$(grep -c '^Not measured (' "$WORK/banner")
 	if [ "${nr_text:-0}" -eq "$nr_json" ] && [ "$groups" -eq "$nr_reasons" ] &&
 		[ "$(grep -c '^    because ' "$WORK/banner")" -eq "$groups" ]; then
-		pass "$tool banner: $nr_json metrics not measured in $groups groups, one per reason, each saying because; the JSON has each reason once ($nr_reasons)"
+		pass "$tool banner: $nr_json metrics and tables not measured in $groups groups, one per reason, each saying because; the JSON has each reason once ($nr_reasons)"
 	else
 		fail "$tool banner: grouped reasons" "text $nr_text in $groups groups, JSON $nr_json metrics, $nr_reasons reasons"
 	fi

@@ -97,6 +97,38 @@ json_metrics() {
         }'
 }
 
+# json_members LINE OBJECT: "name tier estimated" per member of the
+# top-level object OBJECT of a record ("metrics", the list's "tables"),
+# histograms included: a scan that follows strings and nesting.
+json_members() {
+    printf '%s\n' "$1" | awk -v obj="$2" '{
+        i = index($0, "\"" obj "\":{"); if (!i) exit
+        s = substr($0, i + length(obj) + 4); n = length(s); depth = 1; instr = 0
+        for (p = 1; p <= n && depth > 0; p++) {
+            c = substr(s, p, 1)
+            if (instr) {
+                if (c == "\\") { p++; continue }
+                if (c != "\"") { tok = tok c; continue }
+                instr = 0; last = tok
+                if (depth == 2 && pending == "tier") tier = tok
+                pending = ""
+                continue
+            }
+            if (c == "\"") { instr = 1; tok = ""; continue }
+            if (c == ":") {
+                if (depth == 1) { name = last; tier = "-"; est = "-" }
+                pending = depth == 2 ? last : ""
+                continue
+            }
+            if (c == "{" || c == "[") { depth++; pending = ""; continue }
+            if (c == "}" || c == "]") { depth--; if (depth == 1 && c == "}") print name, tier, est; continue }
+            if (depth == 2 && pending == "estimated" && (c == "t" || c == "f")) {
+                est = c == "t" ? "true" : "false"; pending = ""
+            }
+        }
+    }'
+}
+
 # tiers_for_mode MODE: the tier names that count as MODE (egrep alternation)
 tiers_for_mode() {
     case "$1" in
@@ -356,7 +388,10 @@ run_tool() {
         fi
     fi
 
-    # nothing may stay attached/loaded once the tool has exited
+    list_check "$tool" "$mode" "$rc" "$summary"
+
+    # nothing may stay attached/loaded once the tool has exited (nor
+    # after --list-metrics)
     KIND=behaviour
     if wait_bpf_state "$before"; then
         ok "$desc: nothing left attached ($before)"
@@ -365,6 +400,55 @@ run_tool() {
         if [ "$HAVE_BPFTOOL" = 1 ]; then
             bpftool prog show 2>&1 | diag 20
         fi
+    fi
+}
+
+# list_check TOOL MODE RC SUMMARY: --list-metrics says what the run just
+# reported (issue 33): the same metrics with the same tier and estimate,
+# the same tables, the same unavailable ones and sentences; refused
+# where the run was.
+list_check() {
+    lout=$W/$1-$2.list
+    "$BIN/$1" --mode "$2" --list-metrics --json >"$lout" 2>"$lout.err"
+    lrc=$?
+    KIND=consistency
+    desc="$1 --mode $2 --list-metrics"
+    if [ "$3" -ne 0 ]; then
+        if [ $lrc -eq "$3" ]; then
+            ok "$desc: refused as the run was (exit $lrc)"
+        else
+            notok "$desc: refused as the run was # run exit $3, list exit $lrc"
+        fi
+        return
+    fi
+    [ -n "$4" ] || return
+    if [ $lrc -ne 0 ]; then
+        notok "$desc # exit $lrc: $(head -c 300 "$lout.err")"
+        return
+    fi
+    list=$(cat "$lout")
+    json_members "$list" metrics | sort >"$lout.m"
+    json_members "$4" metrics | sort >"$lout.rm"
+    json_members "$list" tables | sort >"$lout.t"
+    printf '%s\n' "$4" | grep -o '"[a-z_]*":{"by":"[^"]*","tier":"[a-z_]*","estimated":[a-z]*' |
+        sed 's/"\([a-z_]*\)":{"by":"[^"]*","tier":"\([a-z_]*\)","estimated":\([a-z]*\)/\1 \2 \3/' |
+        sort >"$lout.rt"
+    same=1
+    cmp -s "$lout.m" "$lout.rm" || same=0
+    cmp -s "$lout.t" "$lout.rt" || same=0
+    for key in '"unavailable":{[^}]*}' '"tables_unavailable":{[^}]*}' '"unavailable_reasons":\[[^]]*\]'; do
+        [ "$(printf '%s\n' "$list" | grep -o "$key")" = "$(printf '%s\n' "$4" | grep -o "$key")" ] ||
+            same=0
+    done
+    if [ $same = 1 ] && [ -s "$lout.m" ]; then
+        ok "$desc: the run reported the same $(wc -l <"$lout.m") metrics, $(wc -l <"$lout.t") tables, unavailable ones and reasons"
+    else
+        notok "$desc: the run reported the same"
+        note "  listed (<) against run (>): metrics, then tables"
+        diff "$lout.m" "$lout.rm" | diag 10
+        diff "$lout.t" "$lout.rt" | diag 6
+        printf '%s\n' "$list" | grep -o '"tables_unavailable":{[^}]*}\|"unavailable_reasons":\[[^]]*\]' | cut -c1-300 | diag 4
+        printf '%s\n' "$4" | grep -o '"tables_unavailable":{[^}]*}\|"unavailable_reasons":\[[^]]*\]' | cut -c1-300 | diag 4
     fi
 }
 

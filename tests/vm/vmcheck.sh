@@ -274,6 +274,12 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan --mode fentry \(' 'sisscan --mode kprobe \(' 'sisscan --mode tracepoint \(' \
             'idlebal --mode fentry \(' 'idlebal --mode kprobe \(' 'idlebal --mode tracepoint \(' \
             'numascan --mode fentry \(' 'numascan --mode kprobe \(' 'numascan --mode tracepoint \(' \
+            'sisscan --mode fentry --list-metrics: the run' 'sisscan --mode kprobe --list-metrics: the run' \
+            'sisscan --mode tracepoint --list-metrics: the run' \
+            'idlebal --mode fentry --list-metrics: the run' 'idlebal --mode kprobe --list-metrics: the run' \
+            'idlebal --mode tracepoint --list-metrics: the run' \
+            'numascan --mode fentry --list-metrics: the run' 'numascan --mode kprobe --list-metrics: the run' \
+            'numascan --mode tracepoint --list-metrics: the run' \
             'sisscan select_task_rq_fair_calls \[fentry\]' 'sisscan select_task_rq_fair_calls \[kprobe\]' \
             'sisscan sis_search \[fentry\]' 'sisscan sis_search \[kprobe\]' \
             'sisscan idle_probes \[fentry\]' 'sisscan idle_probes \[kprobe\]' \

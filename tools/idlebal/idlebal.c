@@ -389,6 +389,7 @@ struct idlebal {
 	struct schedstat schedstat_base;
 	bool have_schedstat;
 	bool kicks_unknown;	/* nohz_csd_func's address is not known */
+	const char *kicks_why;
 };
 
 static void node_labels(void *ctx, const void *key, const struct map_dump *d,
@@ -739,6 +740,7 @@ static void mark_kicks_unknown(struct idlebal *ib, const char *why)
 	mark_unavailable(ib, "ilb_busy", why);
 	mark_unavailable(ib, "ilb_ksoftirqd_wakeups", why);
 	ib->kicks_unknown = true;
+	ib->kicks_why = why;
 }
 
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
@@ -807,30 +809,41 @@ static int add_tables(struct idlebal *ib)
 	if (tool_add_table(t, &ib->cpu_rows, &cpu_table, obj->maps.cpu_states, NULL, NULL,
 			   tool_tier(t, HOOK_BIT(HOOK_SCHED_SWITCH)), false))
 		return -1;
-	if (tool_has_hooks(t, PASS) &&
-	    (tool_add_table(t, &ib->domain_rows, &domain_table, obj->maps.domains,
-			    obj->maps.table_drops, ib, lb_tier, false) ||
-	     (has_flavour(ib, HOOK_ACTIVE_BALANCE) &&
-	      tool_add_table(t, &ib->alb_rows, &alb_table, obj->maps.active_balance,
-			     obj->maps.table_drops, ib,
-			     tool_tier(t, HOOK_BIT(HOOK_ACTIVE_BALANCE)), false))))
+	if (!tool_has_hooks(t, PASS)) {
+		tool_table_unavailable(t, domain_table.name, PASS);
+		tool_table_unavailable(t, alb_table.name, PASS);
+	} else if (tool_add_table(t, &ib->domain_rows, &domain_table, obj->maps.domains,
+				  obj->maps.table_drops, ib, lb_tier, false)) {
 		return -1;
+	} else if (!has_flavour(ib, HOOK_ACTIVE_BALANCE)) {
+		tool_table_unavailable(t, alb_table.name, HOOK_BIT(HOOK_ACTIVE_BALANCE));
+	} else if (tool_add_table(t, &ib->alb_rows, &alb_table, obj->maps.active_balance,
+				  obj->maps.table_drops, ib,
+				  tool_tier(t, HOOK_BIT(HOOK_ACTIVE_BALANCE)), false)) {
+		return -1;
+	}
 	/* The classic record has no task_struct: no cause. */
-	if ((migrate->flavour == FLAVOUR_TP_BTF || migrate->flavour == FLAVOUR_RAW_TP) &&
-	    tool_add_table(t, &ib->cause_rows, &cause_table, obj->maps.migration_causes, NULL,
-			   NULL, flavour_name(migrate->flavour),
-			   /* exec balancing and active balancing are told apart by functions */
-			   !has_flavour(ib, HOOK_ACTIVE_BALANCE)))
+	if (migrate->flavour != FLAVOUR_TP_BTF && migrate->flavour != FLAVOUR_RAW_TP)
+		tool_table_unavailable_why(t, cause_table.name,
+					   "the classic sched_migrate_task record names no task_struct "
+					   "(tp_btf or raw_tp tells the causes apart)");
+	else if (tool_add_table(t, &ib->cause_rows, &cause_table, obj->maps.migration_causes,
+				NULL, NULL, flavour_name(migrate->flavour),
+				/* exec balancing and active balancing are told apart by functions */
+				!has_flavour(ib, HOOK_ACTIVE_BALANCE)))
 		return -1;
-	if (has_flavour(ib, HOOK_SCHED_UPDATE_NR_RUNNING))
-		for (int s = 0; s < IDLEBAL_NR_SCOPES; s++)
-			if (tool_add_table(t, &ib->overload_rows[s], overload[s], overload_maps[s],
-					   NULL, overload_ctx[s],
-					   tool_tier(t, RUNQUEUES), false))
-				return -1;
-	if ((tool_has_hooks(t, KICKS) || tool_has_hooks(t, KICKS_FN)) && !ib->kicks_unknown &&
-	    tool_add_table(t, &ib->ilb_rows, &ilb_table, obj->maps.ilb_cpus, NULL, NULL,
-			   tool_tier(t, tool_has_hooks(t, KICKS) ? KICKS : KICKS_FN), false))
+	for (int s = 0; s < IDLEBAL_NR_SCOPES; s++)
+		if (!has_flavour(ib, HOOK_SCHED_UPDATE_NR_RUNNING))
+			tool_table_unavailable(t, overload[s]->name, RUNQUEUES);
+		else if (tool_add_table(t, &ib->overload_rows[s], overload[s], overload_maps[s],
+					NULL, overload_ctx[s], tool_tier(t, RUNQUEUES), false))
+			return -1;
+	if (!tool_has_hooks(t, KICKS) && !tool_has_hooks(t, KICKS_FN))
+		tool_table_unavailable(t, ilb_table.name, KICKS);
+	else if (ib->kicks_unknown)
+		tool_table_unavailable_why(t, ilb_table.name, ib->kicks_why);
+	else if (tool_add_table(t, &ib->ilb_rows, &ilb_table, obj->maps.ilb_cpus, NULL, NULL,
+				tool_tier(t, tool_has_hooks(t, KICKS) ? KICKS : KICKS_FN), false))
 		return -1;
 	return 0;
 }
@@ -932,8 +945,13 @@ int main(int argc, char **argv)
 	mark_kernel_gaps(&ib);
 	if (setup_before_load(&ib, err, sizeof(err)))
 		goto fail;
-	if (tool_load(&ib.tool, ib.obj->skeleton, ib.obj->maps.counters) ||
-	    add_tables(&ib) || tool_attach(&ib.tool))
+	if (tool_load(&ib.tool, ib.obj->skeleton, ib.obj->maps.counters) || add_tables(&ib))
+		goto out;
+	if (opts.list_metrics) {
+		ret = tool_list_metrics(&ib.tool);
+		goto out;
+	}
+	if (tool_attach(&ib.tool))
 		goto out;
 	if (learn_cpus(&ib, err, sizeof(err)))
 		goto fail;

@@ -547,21 +547,28 @@ int main(int argc, char **argv)
 	/* VMA rows from whichever of faults, scans and skips is traced. */
 	vma_rows = tool_has_hooks(&tool, HINTS) || tool_has_hooks(&tool, FAULTS) ||
 		   tool_has_hooks(&tool, PTES) || tool_has_hooks(&tool, SKIPS);
-	if (vma_rows &&
-	    tool_add_table(&tool, &vmas, &vma_table, obj->maps.vma_counters,
-			   obj->maps.table_drops, &ns,
-			   tool_tier(&tool, HINTS | FAULTS | PTES | SKIPS),
-			   false))
+	if (!vma_rows)
+		tool_table_unavailable(&tool, vma_table.name, HINTS);
+	else if (tool_add_table(&tool, &vmas, &vma_table, obj->maps.vma_counters,
+				obj->maps.table_drops, &ns,
+				tool_tier(&tool, HINTS | FAULTS | PTES | SKIPS), false))
 		goto out;
-	if (tool_has_hooks(&tool, FAULTS) &&
-	    tool_add_table(&tool, &node_pairs, &node_pair_table, obj->maps.node_pair_counters,
-			   obj->maps.table_drops, NULL, fault_tier, false))
+	if (!tool_has_hooks(&tool, FAULTS))
+		tool_table_unavailable(&tool, node_pair_table.name, FAULTS);
+	else if (tool_add_table(&tool, &node_pairs, &node_pair_table,
+				obj->maps.node_pair_counters, obj->maps.table_drops, NULL,
+				fault_tier, false))
 		goto out;
-	if (tool_has_hooks(&tool, MIGRATION_SOURCES) &&
-	    tool_add_table(&tool, &migration_pairs, &migration_pair_table,
-			   obj->maps.migration_pair_counters, obj->maps.table_drops, NULL,
-			   tool_tier(&tool, MIGRATION_SOURCES), false))
+	if (!tool_has_hooks(&tool, MIGRATION_SOURCES))
+		tool_table_unavailable(&tool, migration_pair_table.name, MIGRATION_SOURCES);
+	else if (tool_add_table(&tool, &migration_pairs, &migration_pair_table,
+				obj->maps.migration_pair_counters, obj->maps.table_drops, NULL,
+				tool_tier(&tool, MIGRATION_SOURCES), false))
 		goto out;
+	if (opts.list_metrics) {
+		ret = tool_list_metrics(&tool);
+		goto out;
+	}
 	if (tool_attach(&tool))
 		goto out;
 	if (vma_rows) {

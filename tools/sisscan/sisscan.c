@@ -510,8 +510,14 @@ static int add_breakdowns(struct sisscan *ss)
 	const char *tier = flavour_name(flavour);
 
 	/* No placement hook (e.g. classic tracepoints only): nothing to break down. */
-	if (flavour == FLAVOUR_NONE)
+	if (flavour == FLAVOUR_NONE) {
+		tool_table_unavailable(&ss->tool, ss->args.per_cpu ? cpu_table.name : llc_table.name,
+				       HOOK_BIT(HOOK_SCHED_WAKEUP));
+		if (ss->args.per_process)
+			tool_table_unavailable(&ss->tool, process_table.name,
+					       HOOK_BIT(HOOK_SCHED_WAKEUP));
 		return 0;
+	}
 	if (tool_add_table(&ss->tool, &ss->groups,
 			   ss->args.per_cpu ? &cpu_table : &llc_table,
 			   ss->obj->maps.group_counters, NULL, &ss->cpus, tier, estimated))
@@ -569,6 +575,11 @@ int main(int argc, char **argv)
 	if (opts.compare)
 		return compare_from_opts("sisscan", &opts);
 	desc = describe(&ss);
+	if (opts.list_metrics && ss.args.events_path) {
+		fprintf(stderr, "sisscan: --list-metrics traces nothing: --events has no meaning "
+			"with it\n");
+		return OPTIONS_EXIT_USAGE;
+	}
 	if (preflight(desc.name, &opts))
 		return 1;
 	if (ss.args.events_path &&
@@ -594,7 +605,13 @@ int main(int argc, char **argv)
 		goto out;
 	if (fill_smt_cores(&ss, err, sizeof(err)))
 		goto fail;
-	if (add_breakdowns(&ss) || tool_attach(&ss.tool))
+	if (add_breakdowns(&ss))
+		goto out;
+	if (opts.list_metrics) {
+		ret = tool_list_metrics(&ss.tool);
+		goto out;
+	}
+	if (tool_attach(&ss.tool))
 		goto out;
 	if (learn_cpus(&ss, err, sizeof(err)))
 		goto fail;
