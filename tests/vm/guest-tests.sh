@@ -412,18 +412,18 @@ list_check() {
     "$BIN/$1" --mode "$2" --list-metrics --json >"$lout" 2>"$lout.err"
     lrc=$?
     KIND=consistency
-    desc="$1 --mode $2 --list-metrics"
+    ldesc="$1 --mode $2 --list-metrics"
     if [ "$3" -ne 0 ]; then
         if [ $lrc -eq "$3" ]; then
-            ok "$desc: refused as the run was (exit $lrc)"
+            ok "$ldesc: refused as the run was (exit $lrc)"
         else
-            notok "$desc: refused as the run was # run exit $3, list exit $lrc"
+            notok "$ldesc: refused as the run was # run exit $3, list exit $lrc"
         fi
         return
     fi
     [ -n "$4" ] || return
     if [ $lrc -ne 0 ]; then
-        notok "$desc # exit $lrc: $(head -c 300 "$lout.err")"
+        notok "$ldesc # exit $lrc: $(head -c 300 "$lout.err")"
         return
     fi
     list=$(cat "$lout")
@@ -441,9 +441,9 @@ list_check() {
             same=0
     done
     if [ $same = 1 ] && [ -s "$lout.m" ]; then
-        ok "$desc: the run reported the same $(wc -l <"$lout.m") metrics, $(wc -l <"$lout.t") tables, unavailable ones and reasons"
+        ok "$ldesc: the run reported the same $(wc -l <"$lout.m") metrics, $(wc -l <"$lout.t") tables, unavailable ones and reasons"
     else
-        notok "$desc: the run reported the same"
+        notok "$ldesc: the run reported the same"
         note "  listed (<) against run (>): metrics, then tables"
         diff "$lout.m" "$lout.rm" | diag 10
         diff "$lout.t" "$lout.rt" | diag 6
