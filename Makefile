@@ -74,7 +74,7 @@ else
 DEFAULT_TARGETS := $(TOOL_BINS) $(WORKLOAD_BINS)
 endif
 
-.PHONY: all static deps check unit live robustness fuzz vmcheck mutation demo bench install clean \
+.PHONY: all static deps check unit live robustness fuzz vmcheck mutation demo bench install clean kernels-doc \
         vmlinux lint
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -243,6 +243,13 @@ fuzz: deps
 
 vmcheck: $(STATIC_BINS) $(STATIC_TEST_BINS)
 	@tests/run-suites.sh vm
+
+# docs/kernels.md: what each tool measures per kernel and tier, rendered from
+# the last full make vmcheck's guest runs (never written by hand).
+kernels-doc:
+	$(Q)python3 tests/vm/kernels_doc.py $(BUILD)/vm/out > docs/kernels.md.tmp
+	$(Q)mv docs/kernels.md.tmp docs/kernels.md
+	@echo "docs/kernels.md rendered from $(BUILD)/vm/out"
 
 # Proves the suites fail when a tool miscounts (tests/selftest-mutations.sh).
 mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TEST_BINS)

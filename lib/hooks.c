@@ -117,6 +117,26 @@ static bool flavour_skipped(enum flavour flavour)
 	return false;
 }
 
+/*
+ * SCHEDSCAN_SKIP_FUNCTIONS=choose_idle_cpu,available_idle_cpu makes the
+ * tools behave as on a kernel that inlined those functions, so the tests
+ * can exercise each alternative and fallback on the kernels they have.
+ */
+static bool function_skipped(const char *func)
+{
+	const char *list = getenv("SCHEDSCAN_SKIP_FUNCTIONS");
+	size_t len = strlen(func);
+
+	while (list && *list) {
+		size_t item = strcspn(list, ",");
+
+		if (item == len && !strncmp(list, func, len))
+			return true;
+		list += item + (list[item] == ',');
+	}
+	return false;
+}
+
 /* Appends "flavour: reason" to the hook's list of reasons. */
 static void note_refusal(struct hook *hook, enum flavour flavour,
 			 const char *why)
@@ -194,7 +214,14 @@ static void choose_flavour(struct bpf_object *obj, struct hook *hook,
 			continue;
 		}
 		for (int t = 0; t < HOOK_MAX_TARGETS && spec->targets[t]; t++) {
-			switch (kernel_can(flavour, spec, spec->targets[t], why, sizeof(why))) {
+			enum probe_result can = PROBE_ABSENT;
+
+			if (spec->kind == HOOK_FUNCTION && function_skipped(spec->targets[t]))
+				snprintf(why, sizeof(why), "%s() skipped (SCHEDSCAN_SKIP_FUNCTIONS)",
+					 spec->targets[t]);
+			else
+				can = kernel_can(flavour, spec, spec->targets[t], why, sizeof(why));
+			switch (can) {
 			case PROBE_OK:
 				hook->flavour = flavour;
 				hook->target = spec->targets[t];

@@ -110,6 +110,7 @@ for suite in "$@"; do
 		run_test mutation guest "$VM_TIMEOUT" bash tests/vm/selftest-mutations.sh
 		;;
 	vm)
+		run_test vm selftest-fetch "$LIVE_TIMEOUT" bash tests/vm/selftest-fetch.sh
 		run_test vm vmcheck "$VM_TIMEOUT" bash tests/vm/vmcheck.sh
 		# The tool x kernel x tier matrix and timings.
 		grep '^vmcheck:' "$LOGS/vm-vmcheck.log"

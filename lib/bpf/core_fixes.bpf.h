@@ -15,6 +15,17 @@
 /* include/linux/sched.h: a #define, so not in BTF (stable since 2.6). */
 #define PF_KTHREAD 0x00200000
 
+/*
+ * task_struct.on_rq: an int until 7.2, a u8 from 7.3 (packed with on_cpu
+ * and is_blocked). BPF_CORE_READ() copies the size vmlinux.h gives, so on
+ * 7.3 it took in the next three bytes and read every wakee as queued
+ * (sisscan's tracepoint tier then saw no search); read at the kernel's size.
+ */
+static __always_inline unsigned int task_on_rq(struct task_struct *p)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(p, on_rq);
+}
+
 struct cfs_rq___pre_v614 {
 	unsigned int nr_running;
 	unsigned int h_nr_running;

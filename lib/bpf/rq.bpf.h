@@ -231,6 +231,18 @@ static __always_inline bool rq_unoccupied(struct rq *rq, unsigned int not_counti
 	return nr == nr_idle;
 }
 
+/*
+ * fair.c choose_sched_idle_rq() (7.3; sched_idle_cpu() in select_idle_*()
+ * before): only SCHED_IDLE tasks are queued, and the wakee is not one.
+ */
+static __always_inline bool rq_sched_idle_for(struct rq *rq, struct task_struct *p)
+{
+	unsigned int nr = BPF_CORE_READ(rq, nr_running);
+
+	return nr && nr == cfs_rq_h_nr_idle(&rq->cfs) &&
+	       BPF_CORE_READ(p, policy) != SCHED_IDLE;
+}
+
 static __always_inline bool cpu_unoccupied(int cpu)
 {
 	struct rq *rq = cpu_rq_of(cpu);

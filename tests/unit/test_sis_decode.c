@@ -357,7 +357,43 @@ static void test_idle_core_scan_counts(void)
 	CHECK_INT(r.idle_core_scan, 1);
 }
 
+/*
+ * 7.3 (fair.c at 7.3.4): available_idle_cpu() is inlined everywhere, so
+ * wake_affine_idle()'s probes are not seen; SIS's candidates are asked
+ * through choose_idle_cpu(), and select_idle_core()'s sibling probes are
+ * replayed at its entry in the same order as 6.12's inlined calls.
+ */
+static void test_7_3_choose_idle_cpu(void)
+{
+	unsigned int f = SIS_DECODE_CHOOSE_IDLE;
+	/* W=0 busy, prev=2 busy and sharing the LLC: S1 probes prev first. */
+	struct decoded r = run_flags(0, 2, 2, f, "P2:1", 2, 1);
+
+	CHECK_INT(r.outcome, SIS_OUT_TARGET_IDLE);
+	CHECK_INT(r.target, 2);
+	/* wake_affine() picked W: S1 on W, S2 on prev, then the scan from W + 1. */
+	r = run_flags(0, 2, 2, f, "P0:0 S2,0:1 P2:0 P1:0 P3:1", 3, 1);
+	CHECK_INT(r.outcome, SIS_OUT_DOMAIN_HIT);
+	CHECK_INT(r.target, 0);
+	CHECK_INT(r.domain_probes, 2);
+	/* An idle W sharing prev's LLC: its cache check, then S1 on prev. */
+	r = run_flags(0, 2, 2, f, "S0,2:1 P2:1", 2, 1);
+	CHECK_INT(r.outcome, SIS_OUT_TARGET_IDLE);
+	CHECK_INT(r.target, 2);
+	/* A first probe of neither W nor prev is not S1. */
+	r = run_flags(0, 2, 2, f, "P5:1", 5, 1);
+	CHECK_INT(r.outcome, SIS_OUT_UNDECODED);
+	/* Without the flag the same sequence reads W's probe as wake_affine's. */
+	r = run(0, 2, 2, 0, "P0:0 S2,0:1 P2:0 P1:0 P3:1", 3, 1);
+	CHECK_INT(r.outcome, SIS_OUT_UNDECODED);
+	/* SMT, an idle core behind a half-idle one, the replayed probes. */
+	r = run_flags(0, 0, 0, f | SIS_DECODE_SMT, "P0:0 P2:0 P3:1 P4:1 P5:1", 4, 1);
+	CHECK_INT(r.outcome, SIS_OUT_DOMAIN_HIT);
+	CHECK_INT(r.domain_probes, 4);
+}
+
 UNIT_MAIN(UNIT_TEST(test_target_idle),
+	  UNIT_TEST(test_7_3_choose_idle_cpu),
 	  UNIT_TEST(test_wake_affine_then_domain_hit),
 	  UNIT_TEST(test_prev_idle),
 	  UNIT_TEST(test_recent_hit),

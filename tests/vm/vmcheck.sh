@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# vmcheck.sh: run the schedscan guest tests on Debian's 6.1 and 6.12 kernels.
+# vmcheck.sh: run the schedscan guest tests on Debian's kernels, one of each
+# series in tests/vm/fetch-kernels.sh's SERIES_ALL, or of VM_KERNELS.
 # Called by `make vmcheck` after build/static/ is built (make STATIC=1).
 #
 #   1. tests/vm/fetch-kernels.sh   -> build/vm/kernels/<kver>/{vmlinuz,config}
 #   2. tests/vm/mkinitramfs.sh     -> build/vm/initramfs.cpio.gz
-#   3. tests/vm/run-guest.sh       per kernel, serially -> build/vm/out/<kver>/console.log
+#   3. tests/vm/run-guest.sh       per boot, VM_PARALLEL (2) at a time -> build/vm/out/<label>/console.log
 #   4. re-prints each guest's TAP lines as "ok N - <kver>: <desc>" (renumbered),
 #      saves /proc/schedstat + /proc/vmstat to build/vm/out/<kver>/, prints a
 #      tool x kernel x tier matrix, exits non-zero on any failure.
@@ -12,7 +13,8 @@
 # "vmcheck: ...". A guest that does not boot or finish yields a "not ok" line.
 #
 # Environment:
-#   VM_KERNELS     subset of series / kvers, e.g. "6.12" or "6.1,6.12" (default "6.1 6.12")
+#   VM_KERNELS     subset of series / kvers, e.g. "6.12" or "6.1,7.3" (default: all series)
+#   VM_PARALLEL    guests booted at once (default 2: TCG thread=single keeps one core busy each)
 #   VM_TIMEOUT     seconds per guest before it counts as hung (default 1500)
 #   VM_STATIC      directory with the static tools (default $SCHEDSCAN_BUILD/static,
 #                  SCHEDSCAN_BUILD defaults to build)
@@ -181,21 +183,85 @@ expect_named() {
     fi
 }
 
-run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL its name
-    local series=$1 kver=$2 label=${3:-$2} smp=${4:-} gout log rc t0 el line res desc plan seen=0 err
-    shift $(( $# < 4 ? $# : 4 ))
-    local extra=("$@")
+# ------------------------------------------------------------- the boots
+# Each boot is a job: "SERIES KVER LABEL SMP CPU GUEST_ARGS..." (SMP and CPU
+# "-" for the defaults). Jobs boot VM_PARALLEL at a time (TCG thread=single
+# keeps one host core busy per guest) and are reported in the order queued.
+JOBS=()
+queue() { JOBS+=("$*"); }
+
+boot_job() {  # boot_job I: runs job I's guest, leaves rc and elapsed in its dir
+    local series kver label smp cpu gout t0 rc
+    # shellcheck disable=SC2086 # a job is words
+    set -- ${JOBS[$1]}
+    series=$1 kver=$2 label=$3 smp=$4 cpu=$5
+    shift 5
     gout=$out/out/$label
-    mkdir -p "$gout"
-    log=$gout/console.log
-    KVERS+=("$label")
-    echo "# ---- guest $label ----"
+    rm -rf "$gout"; mkdir -p "$gout"
+    [ "$smp" = - ] && smp=${VM_SMP:-}
+    [ "$cpu" = - ] && cpu=${VM_CPU:-}
     t0=$(date +%s)
     set +e
-    VM_SMP=${smp:-${VM_SMP:-}} VM_LOG=$log "$here/run-guest.sh" "$kcache/$kver" "$initrd" "${cmdline[@]}" "${extra[@]}" > "$gout/run-guest.log" 2>&1
+    VM_SMP=$smp VM_CPU=$cpu VM_LOG=$gout/console.log "$here/run-guest.sh" "$kcache/$kver" "$initrd" \
+        "${cmdline[@]}" "$@" > "$gout/run-guest.log" 2>&1
     rc=$?
     set -e
-    el=$(( $(date +%s) - t0 ))
+    echo $(( $(date +%s) - t0 )) > "$gout/elapsed"
+    echo "$rc" > "$gout/rc"
+}
+
+run_jobs() {
+    local n=${#JOBS[@]} next=0 done_to=0 i label par=${VM_PARALLEL:-2}
+    local -A pid=()
+    while [ "$done_to" -lt "$n" ]; do
+        # the patched kernel's boots wait for its build
+        while [ "$next" -lt "$n" ] && [ ${#pid[@]} -lt "$par" ]; do
+            if [[ ${JOBS[$next]} == *" @patched "* ]] && ! patched_ready; then
+                next=$((next + 1)); continue    # no kernel: report_job says why
+            fi
+            read -r _ _ label _ <<<"${JOBS[$next]}"
+            rm -f "$out/out/$label/rc"
+            boot_job "$next" &
+            pid[$next]=$!
+            echo "vmcheck: booting $label ($(date +%T))"
+            next=$((next + 1))
+        done
+        # report, in queue order, every boot that has finished
+        while [ "$done_to" -lt "$n" ]; do
+            read -r _ _ label _ <<<"${JOBS[$done_to]}"
+            if [ -n "${pid[$done_to]:-}" ]; then
+                [ -s "$out/out/$label/rc" ] || break
+                wait "${pid[$done_to]}" || true
+                unset "pid[$done_to]"
+            elif [ "$done_to" -ge "$next" ]; then
+                break
+            fi
+            report_job "$done_to"
+            done_to=$((done_to + 1))
+        done
+        # (polled: "wait -n" may miss a boot that ended before it was called)
+        [ ${#pid[@]} -eq 0 ] || sleep 2
+    done
+}
+
+report_job() {  # report_job I: job I's results as TAP, its checks by name
+    local series kver label smp cpu gout log rc el line res desc plan seen=0 err extra
+    # shellcheck disable=SC2086 # a job is words
+    set -- ${JOBS[$1]}
+    series=$1 kver=$2 label=$3 smp=$4 cpu=$5
+    shift 5
+    extra=("$@")
+    gout=$out/out/$label
+    log=$gout/console.log
+    if [ "$kver" = @patched ]; then
+        [ "$label" = @patched ] || return 0
+        tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"
+        return
+    fi
+    KVERS+=("$label")
+    echo "# ---- guest $label ----"
+    rc=$(cat "$gout/rc")
+    el=$(cat "$gout/elapsed")
 
     # the guest's TAP lines, renumbered and prefixed with the kernel
     plan=""
@@ -216,7 +282,7 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
                                         /^=== SCHEDSCAN FILE END/ { skip = 0; next }
                                         on && !skip')
 
-    if [ $rc -ne 0 ]; then
+    if [ "$rc" -ne 0 ]; then
         GUEST_FAILED[$label]=1
         tap_notok "$label: guest booted and finished # $(grep -m1 'FAIL:' "$gout/run-guest.log" | sed 's/^run-guest: FAIL: [^:]*: //')"
         grep -v 'FAIL:' "$gout/run-guest.log" | comment
@@ -330,7 +396,11 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             'sisscan --mode (fentry|kprobe|tracepoint): a wakee that may not run on the waker' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
             'sisscan --mode (fentry|kprobe): SIS_UTIL, a saturated LLC' \
-            'sisscan --mode (fentry|kprobe): SIS_UTIL, CPU 3 idle'
+            'sisscan --mode (fentry|kprobe): SIS_UTIL, CPU 3 idle' \
+            'sisscan --list-metrics: auto reports every metric the tracepoint tier does' \
+            'idlebal --list-metrics: auto reports every metric the tracepoint tier does' \
+            'numascan --list-metrics: auto reports every metric the tracepoint tier does' \
+            'sisscan --list-metrics, the idle probe.s function hidden: auto reports every metric'
     fi
     if [ -z "$plan" ] || [ "$plan" != "$seen" ]; then
         tap_notok "$label: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"
@@ -351,6 +421,16 @@ run_one() {  # run_one SERIES KVER [LABEL SMP GUEST_ARGS...]: one boot, LABEL it
             tap_notok "$kver: captured /proc/$f # $err"
         fi
     done
+    # each tool's --list-metrics in each mode, for make kernels-doc
+    local lists=0 name
+    for name in $(tr -d '\r' < "$log" | sed -n 's/^=== SCHEDSCAN FILE BEGIN \(list-[a-z]*-[a-z]*\)$/\1/p'); do
+        if err=$(extract_file "$log" "$name" "$gout/$name.txt"); then
+            lists=$((lists + 1))
+        else
+            tap_notok "$kver: captured $name # $err"
+        fi
+    done
+    echo "vmcheck: $kver: $lists --list-metrics outputs kept for make kernels-doc ($gout/list-*.txt)"
     echo "vmcheck: $kver: guest ran ${el}s, $(grep -o 'kernel boot to /init: [0-9.?]*s' "$gout/run-guest.log" || echo 'boot time unknown') (console log: $log)"
 }
 
@@ -366,49 +446,73 @@ if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}${VM_KERNELS:-}" ] || [ "${V
         >"$out/build-patched-kernel.log" 2>"$out/build-patched-kernel.err" &
     pbuild=$!
     # not left building if vmcheck is stopped
-    trap 'pkill -P "$pbuild" 2>/dev/null || :; kill "$pbuild" 2>/dev/null || :' EXIT
 fi
-
-while [ "${VM_PATCHED_ONLY:-0}" != 1 ] && read -r series kver; do
-    [ -n "$kver" ] || continue
-    run_one "$series" "$kver"
-done < "$kcache/selected"
+# nothing left building or booting if vmcheck is stopped
+trap 'pkill -P $$ 2>/dev/null || :; [ -z "${pbuild:-}" ] || pkill -P "$pbuild" 2>/dev/null || :' EXIT
 
 # Two threads per core: the SMT boots and the v4 filter's boot.
 SMT_SMP=8,sockets=2,cores=2,threads=2
+SMT_CPU=${VM_SMT_CPU:-Skylake-Server}
+
+# The stock boots: one per kernel series, every tool in every tier.
+if [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
+    while read -r series kver; do
+        [ -n "$kver" ] && queue "$series" "$kver" "$kver" - -
+    done < "$kcache/selected"
+fi
 
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
 # 6.1 shows the guest no SMT siblings with -cpu max (each CPU its own core);
-# with an Intel model's topology leaves it does, and so does 6.12.
+# with an Intel model's topology leaves it does, and so do the later kernels.
 if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] && [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
-    export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
     # The selection options' matrix (issue 32) in one boot: the newest kernel's.
     newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$kcache/selected")
     while read -r series kver; do
         [ -n "$kver" ] || continue
-        selection=()
-        [ "$kver" = "$newest" ] && selection=(SCHEDSCAN_SELECTION=1)
-        run_one "$series" "$kver" "$kver-smt" "$SMT_SMP" SCHEDSCAN_SMT=1 "${selection[@]}"
+        selection=""
+        [ "$kver" = "$newest" ] && selection=SCHEDSCAN_SELECTION=1
+        queue "$series" "$kver" "$kver-smt" "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_SMT=1 $selection
     done < "$kcache/selected"
 fi
 
-# The SIS_FILTER boot (issue 13): Debian's 6.1 source with the draft's
+# The SIS_FILTER boots (issue 13): Debian's 6.1 source with the draft's
 # "overloaded" mask ported, built once per machine (its cache is outside
-# the checkout, keyed by source, patches and config), booted without SMT.
+# the checkout, keyed by source, patches and config), booted without SMT,
+# and with v4's "unoccupied" mask, kept by SMT-level load balancing, with.
+# Their kernel is named when its build is done: @patched until then.
 if [ "$SIS_FILTER_BOOT" = 1 ]; then
+    queue 6.1 @patched @patched - - SCHEDSCAN_FILTER_REAL=1
+    queue 6.1 @patched @patched-v4 "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_FILTER_REAL_V4=1
+fi
+PATCHED=""
+patched_ready() {  # 0 once the SIS_FILTER kernel is built and its jobs named
+    local plabel i
+    [ -z "$PATCHED" ] || { [ "$PATCHED" != failed ]; return; }
+    PATCHED=failed
     echo "# ---- the SIS_FILTER kernel (tests/vm/build-patched-kernel.sh, cache $pcache) ----"
-    if wait "$pbuild" && plabel=$(tail -n 1 "$out/build-patched-kernel.log") &&
-       [ -n "$plabel" ] && [ -s "$pcache/$plabel/vmlinuz" ]; then
-        grep '^build-patched-kernel:' "$out/build-patched-kernel.log" | sed 's/^build-patched-kernel/vmcheck/'
-        ln -sfn "$pcache/$plabel" "$kcache/$plabel"
-        unset VM_CPU
-        run_one 6.1 "$plabel" "$plabel" "" SCHEDSCAN_FILTER_REAL=1
-        # v4's mask is kept by SMT-level load balancing: the SMT layout
-        export VM_CPU=${VM_SMT_CPU:-Skylake-Server}
-        run_one 6.1 "$plabel" "$plabel-v4" "$SMT_SMP" SCHEDSCAN_FILTER_REAL_V4=1
-        unset VM_CPU
+    wait "$pbuild" && plabel=$(tail -n 1 "$out/build-patched-kernel.log") &&
+        [ -n "$plabel" ] && [ -s "$pcache/$plabel/vmlinuz" ] || return 1
+    grep '^build-patched-kernel:' "$out/build-patched-kernel.log" | sed 's/^build-patched-kernel/vmcheck/'
+    ln -sfn "$pcache/$plabel" "$kcache/$plabel"
+    for i in "${!JOBS[@]}"; do JOBS[$i]=${JOBS[$i]//@patched/$plabel}; done
+    PATCHED=$plabel
+}
+
+run_jobs
+
+# docs/kernels.md is rendered from these runs (make kernels-doc): render it
+# here too, so the renderer runs on every full run, and say whether the
+# committed page still matches what the kernels give.
+if ls "$out"/out/*/list-*.txt >/dev/null 2>&1; then
+    if python3 "$here/kernels_doc.py" "$out/out" > "$out/kernels.md" 2> "$out/kernels-doc.err"; then
+        tap_ok "vmcheck: docs/kernels.md renders from this run ($(grep -c '^## ' "$out/kernels.md") sections)"
+        if cmp -s "$out/kernels.md" "$repo/docs/kernels.md"; then
+            echo "vmcheck: docs/kernels.md matches this run"
+        else
+            echo "vmcheck: docs/kernels.md differs from this run (a kernel package moved on, or a tool's hooks changed): make kernels-doc"
+        fi
     else
-        tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"
+        tap_notok "vmcheck: docs/kernels.md renders from this run # $(head -c 300 "$out/kernels-doc.err")"
     fi
 fi
 

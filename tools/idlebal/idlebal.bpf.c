@@ -31,6 +31,11 @@ const volatile bool track_runnable = false;
 const volatile __u64 nohz_csd_func_addr = 0;
 /* active_load_balance_cpu_stop() is hooked: other stopper moves are not active balancing. */
 const volatile bool alb_hooked = false;
+/*
+ * need_active_balance() is inlined (7.3): a pass failed when it counted
+ * its domain's lb_failed[idle] (schedstats on), read around the pass.
+ */
+const volatile bool failed_from_schedstats = false;
 
 /* User space sets it once the CPUs' overload groups are filled in. */
 volatile __u32 overload_ready;
@@ -141,6 +146,7 @@ struct lb_pass {
 	__u32 domain, idle, bank, active;
 	__u32 gained, hot_gained, nobusyg, nobusyq;
 	__u32 group_found, busiest, failed, migration_type;
+	__u32 lb_failed_at_entry, kernel_idle;
 	__u64 imbalance_sum[4];
 };
 
@@ -272,7 +278,7 @@ static __always_inline __u32 migration_cause(struct task_struct *p, int orig_cpu
 	if (stopper_running())
 		/* Without the active-balance hook, the stopper's moves are taken for it. */
 		return alb_hooked ? CAUSE_OTHER : CAUSE_ACTIVE;
-	if (BPF_CORE_READ(p, on_rq) == TASK_ON_RQ_MIGRATING)
+	if (task_on_rq(p) == TASK_ON_RQ_MIGRATING)
 		return balance_cause(ctx);
 	return CAUSE_OTHER;
 }
@@ -783,6 +789,23 @@ static __always_inline void *named_row(void *map, const void *key, struct sched_
 	return row;
 }
 
+/* CONFIG_SCHEDSTATS's fields, absent from the vmlinux.h we build with. */
+struct sched_domain___schedstats {
+	unsigned int lb_failed[3];
+} __attribute__((preserve_access_index));
+
+/* sd->lb_failed[idle]: load_balance() counts it on its failed path only. */
+static __always_inline __u32 domain_lb_failed(struct sched_domain *sd, __u32 idle)
+{
+	struct sched_domain___schedstats *stats = (void *)sd;
+	__u32 v = 0;
+
+	if (!bpf_core_field_exists(stats->lb_failed) || idle >= 3)
+		return 0;
+	bpf_core_read(&v, sizeof(v), &stats->lb_failed[idle]);
+	return v;
+}
+
 static const struct idlebal_domain_row zero_domain_row;
 static const struct idlebal_alb_row zero_alb_row;
 
@@ -809,6 +832,10 @@ static __always_inline int lb_enter(int this_cpu, struct rq *this_rq,
 	pass->cpu = this_cpu;
 	pass->idle = idle_index(idle);
 	pass->bank = bank;
+	if (failed_from_schedstats) {
+		pass->kernel_idle = idle;
+		pass->lb_failed_at_entry = domain_lb_failed(sd, idle);
+	}
 	pass->active = 1;
 	return 0;
 }
@@ -897,6 +924,10 @@ static __always_inline int lb_exit(int moved)
 	pass = &ctx->lb;
 	pass->active = 0;
 	bank = pass->bank;
+	if (failed_from_schedstats && moved <= 0 &&
+	    domain_lb_failed((struct sched_domain *)pass->sd, pass->kernel_idle) !=
+	    pass->lb_failed_at_entry)
+		pass->failed = pass->busiest = 1;
 	lb_iteration_end(pass, moved > 0 || pass->failed);
 	ns = bpf_ktime_get_ns() - pass->start_ns;
 	counter_add_if(bank, &counters, IDLEBAL_LOAD_BALANCE_CALLS, 1);

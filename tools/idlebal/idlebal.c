@@ -89,9 +89,12 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 };
 
 /* A pass's outcome: the pass, the helpers it is read from, the tasks it moves. */
+/*
+ * The pass's failed verdict comes from need_active_balance(), or where it
+ * is inlined (7.3) from the domain's lb_failed schedstat: failed_source().
+ */
 #define PASS (HOOK_BIT(HOOK_LOAD_BALANCE) | HOOK_BIT(HOOK_FIND_BUSIEST_GROUP) | \
-	      HOOK_BIT(HOOK_CAN_MIGRATE_TASK) | HOOK_BIT(HOOK_NEED_ACTIVE_BALANCE) | \
-	      HOOK_BIT(HOOK_DETACH_TASK))
+	      HOOK_BIT(HOOK_CAN_MIGRATE_TASK) | HOOK_BIT(HOOK_DETACH_TASK))
 #define NEWIDLE (HOOK_BIT(HOOK_NEWIDLE) | PASS)
 #define KICKS (HOOK_BIT(HOOK_CSD_FUNCTION_ENTRY) | HOOK_BIT(HOOK_CSD_FUNCTION_EXIT) | \
 	       HOOK_BIT(HOOK_SCHED_UPDATE_NR_RUNNING))
@@ -390,6 +393,8 @@ struct idlebal {
 	bool have_schedstat;
 	bool kicks_unknown;	/* nohz_csd_func's address is not known */
 	const char *kicks_why;
+	/* Why no pass can be told failed from balanced, or NULL. */
+	const char *failed_why;
 };
 
 static void node_labels(void *ctx, const void *key, const struct map_dump *d,
@@ -743,6 +748,47 @@ static void mark_kicks_unknown(struct idlebal *ib, const char *why)
 	ib->kicks_why = why;
 }
 
+static bool schedstats_enabled(const char *proc_root)
+{
+	char path[PATH_MAX], *text = NULL, err[256];
+	bool on;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/sched_schedstats", proc_root);
+	if (read_text_file(path, &text, err, sizeof(err)))
+		return false;
+	on = text[0] == '1';
+	free(text);
+	return on;
+}
+
+/*
+ * load_balance() calls need_active_balance() on its failed path only. Where
+ * the compiler inlined it (7.3), the failed path is the one that counts the
+ * domain's lb_failed[idle] schedstat: exact while schedstats are on. With
+ * neither, balanced and failed passes look alike, and so do the passes that
+ * found a busiest queue (the imbalance sizes).
+ */
+static void failed_source(struct idlebal *ib)
+{
+	const struct common_opts *opts = ib->tool.opts;
+
+	if (has_flavour(ib, HOOK_NEED_ACTIVE_BALANCE) || !tool_has_hooks(&ib->tool, PASS))
+		return;
+	if (kernel_struct_member_offset("sched_domain", "lb_failed") >= 0 &&
+	    schedstats_enabled(opts->proc_root)) {
+		ib->obj->rodata->failed_from_schedstats = true;
+		return;
+	}
+	ib->failed_why = kernel_struct_member_offset("sched_domain", "lb_failed") < 0 ?
+		"need_active_balance() is inlined in this kernel and it has no schedstats "
+		"(CONFIG_SCHEDSTATS): no pass can be told failed" :
+		"need_active_balance() is inlined in this kernel and schedstats are off: "
+		"sysctl kernel.sched_schedstats=1 lets the domain's lb_failed tell a failed pass";
+	mark_unavailable(ib, "lb_imbalance_load_size", ib->failed_why);
+	mark_unavailable(ib, "lb_imbalance_util_size", ib->failed_why);
+	mark_unavailable(ib, "lb_imbalance_task_size", ib->failed_why);
+}
+
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
 static int setup_before_load(struct idlebal *ib, char *err, size_t errlen)
 {
@@ -759,6 +805,7 @@ static int setup_before_load(struct idlebal *ib, char *err, size_t errlen)
 	/* Delayed dequeue keeps sleepers queued: h_nr_runnable leaves them out. */
 	obj->rodata->track_runnable = kernel_struct_member_offset("cfs_rq", "h_nr_runnable") >= 0;
 	obj->rodata->alb_hooked = has_flavour(ib, HOOK_ACTIVE_BALANCE);
+	failed_source(ib);
 	/* The csd tracepoints name the function: a kick is a call of nohz_csd_func(). */
 	if (has_flavour(ib, HOOK_CSD_FUNCTION_ENTRY)) {
 		obj->rodata->nohz_csd_func_addr = kernel_symbol_address(opts->proc_root,
@@ -812,6 +859,9 @@ static int add_tables(struct idlebal *ib)
 	if (!tool_has_hooks(t, PASS)) {
 		tool_table_unavailable(t, domain_table.name, PASS);
 		tool_table_unavailable(t, alb_table.name, PASS);
+	} else if (ib->failed_why) {
+		tool_table_unavailable_why(t, domain_table.name, ib->failed_why);
+		tool_table_unavailable_why(t, alb_table.name, ib->failed_why);
 	} else if (tool_add_table(t, &ib->domain_rows, &domain_table, obj->maps.domains,
 				  obj->maps.table_drops, ib, lb_tier, false)) {
 		return -1;

@@ -57,6 +57,11 @@ enum sis_outcome {
 enum sis_decode_flag {
 	SIS_DECODE_SMT = 1,	/* sched_smt_active(): a core has siblings */
 	SIS_DECODE_ASYM = 2,	/* asymmetric capacity: S5 replaces S7-S8 */
+	/*
+	 * The idle probe is choose_idle_cpu(cpu, p) (7.3): idle, or sched-idle
+	 * for a wakee that is not SCHED_IDLE itself.
+	 */
+	SIS_DECODE_CHOOSE_IDLE = 4,
 };
 
 /*
@@ -152,6 +157,13 @@ static inline unsigned int sis_probe_stage(const struct sis_decoder *d, int cpu,
 {
 	switch (d->stage) {
 	case SIS_ST_BEGIN:
+		/*
+		 * 7.3 inlines wake_affine_idle()'s available_idle_cpu() calls:
+		 * the first probe seen is S1's, of wake_affine()'s W or prev.
+		 */
+		if (d->flags & SIS_DECODE_CHOOSE_IDLE)
+			return cpu == d->waker || cpu == d->prev ? SIS_ST_TARGET :
+			       SIS_ST_UNDECODED;
 		/* wake_affine_idle() always starts with the waker (W != prev). */
 		if (d->waker != d->prev && cpu == d->waker)
 			return SIS_ST_WA_WAKER;
@@ -253,6 +265,10 @@ static inline unsigned int sis_share_stage(const struct sis_decoder *d, int a,
 	int s7 = a == d->prev && b == target;
 
 	switch (d->stage) {
+	case SIS_ST_BEGIN:
+		/* 7.3: the (W, prev) check after an unseen idle probe of W. */
+		return (d->flags & SIS_DECODE_CHOOSE_IDLE) && a == d->waker &&
+		       b == d->prev ? SIS_ST_BEGIN : SIS_ST_UNDECODED;
 	case SIS_ST_WA_WAKER:
 		return d->waker_idle && a == d->waker && b == d->prev ?
 		       SIS_ST_WA_SHARE : SIS_ST_UNDECODED;

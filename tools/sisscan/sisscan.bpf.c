@@ -1266,6 +1266,45 @@ static __always_inline bool scan_cut_by_limit(const struct sis_decoder *dec,
 	return (unsigned int)nr_idle_scan < llc_allowed_cpus(wakee, dec->target);
 }
 
+/*
+ * 7.3 inlines choose_idle_cpu() into select_idle_cpu()'s loop (it stays a
+ * call at S1, S2 and S4): the domain scan's probes are not seen, and a
+ * scan ends the decode as if none ran. Estimate it as the tracepoint tier
+ * does: a returned CPU of target's LLC that no fast-path stage named was
+ * found by the scan, at its wrap position from target + 1; target
+ * returned after a scan SIS_UTIL let run is a failed scan of SIS_UTIL's
+ * limit, or of LLC & allowed without it. The metrics say "estimated"
+ * there (sisscan.c). dec->domain_probes takes the estimated depth.
+ */
+static __always_inline unsigned int scan_estimated(struct select_state *state,
+						   int chosen, unsigned int outcome)
+{
+	struct sis_decoder *dec = &state->decoder;
+	struct placement placed;
+	int depth, allowed;
+
+	if (!(decode_flags & SIS_DECODE_CHOOSE_IDLE) || outcome != SIS_OUT_SCAN_SKIPPED ||
+	    dec->domain_probes || dec->target < 0)
+		return outcome;
+	if (chosen != dec->target && chosen != dec->prev &&
+	    (chosen != dec->recent || !dec->recent_probed) &&
+	    same_llc(chosen, dec->target)) {
+		check_placement((__u64)state->wakee, chosen, dec->target, 0, &placed);
+		dec->domain_probes = placed.depth;
+		return SIS_OUT_DOMAIN_HIT;
+	}
+	if (state->nr_idle_scan == 0 || kthread_stacked(dec, chosen))
+		return outcome;
+	depth = state->nr_idle_scan;
+	if (depth < 0 && sched_feature_on(sis_util_feature))
+		return outcome;
+	allowed = llc_allowed_cpus(state->wakee, dec->target);
+	if (depth < 0 || depth > allowed)
+		depth = allowed;
+	dec->domain_probes = depth;
+	return SIS_OUT_DOMAIN_FAILED;
+}
+
 static __always_inline int select_exit(int chosen)
 {
 	struct select_state *state = this_select_state();
@@ -1283,6 +1322,9 @@ static __always_inline int select_exit(int chosen)
 	counts.bank = counting();
 	elapsed = bpf_ktime_get_ns() - state->start_ns;
 	state->active = 0;
+	/* A decode hook is missing: the tracepoints place this wakeup. */
+	if (tp_placement)
+		return 0;
 	dec = &state->decoder;
 	check_placement((__u64)state->wakee, chosen, -1, 0, &placed);
 	counter_add_if(counts.bank, &counters, SISSCAN_PLACEMENTS, 1);
@@ -1292,7 +1334,13 @@ static __always_inline int select_exit(int chosen)
 		counter_add_if(counts.bank, &counters, SISSCAN_MISSED_IDLE, 1);
 	counts.unoccupied = placed.chosen_unoccupied;
 	counts.missed = placed.missed_idle;
+	/* The tracepoint tier's classes, exact here (no placement is lost). */
+	counter_add_if(counts.bank, &counters,
+		       chosen == dec->prev ? SISSCAN_TP_PREV :
+		       chosen == dec->waker ? SISSCAN_TP_WAKER :
+		       chosen == dec->recent ? SISSCAN_TP_RECENT : SISSCAN_TP_OTHER, 1);
 	outcome = sis_decode_finish(dec, chosen, placed.chosen_unoccupied);
+	outcome = scan_estimated(state, chosen, outcome);
 	if (outcome >= SIS_NR_OUTCOMES)
 		return 0;
 	counter_add_if(counts.bank, &counters, SISSCAN_OUTCOME + outcome, 1);
@@ -1378,8 +1426,12 @@ int BPF_KRETPROBE(select_task_rq_fair__kretprobe, int chosen)
  * guest). Take the register whole and keep the bits the type defines.
  */
 SEC("fexit/available_idle_cpu")
-int BPF_PROG(available_idle_cpu__fexit, int cpu, __u64 ret)
+int BPF_PROG(available_idle_cpu__fexit, int cpu)
 {
+	__u64 ret = 0;
+
+	/* by helper: choose_idle_cpu() has a second argument before it */
+	bpf_get_func_ret(ctx, &ret);
 	return idle_probe_seen(cpu, (__u32)ret != 0);
 }
 
@@ -1400,7 +1452,76 @@ int BPF_KPROBE(available_idle_cpu__kprobe, int cpu)
 	if (!state || !state->active)
 		return 0;
 	rq = cpu_rq_of(cpu);
-	return idle_probe_seen(cpu, rq && rq_idle(rq, 0));
+	/* choose_idle_cpu() also takes a sched-idle CPU for a normal wakee */
+	return idle_probe_seen(cpu, rq && (rq_idle(rq, 0) ||
+					   ((decode_flags & SIS_DECODE_CHOOSE_IDLE) &&
+					    rq_sched_idle_for(rq, state->wakee))));
+}
+
+/*
+ * 7.3: select_idle_core(p, core, cpus, idle_cpu) is a function, and the
+ * available_idle_cpu() calls it makes on the core's siblings are inlined.
+ * Replay them at its entry from the runqueues, in fair.c's order, so the
+ * decoder sees the sequence the earlier kernels show it: each sibling
+ * probed until a busy one ends the walk (a busy one is passed over while
+ * no idle CPU is remembered, and a sched-idle allowed one is remembered
+ * and ends it). The kernel reads the same runqueues a moment later.
+ */
+static __always_inline int idle_core_replay(struct task_struct *p, int core,
+					    const struct cpumask *cpus, int *idle_cpu_at)
+{
+	struct select_state *state = this_select_state();
+	const struct v4_core *siblings;
+	__u32 key = core;
+	__s32 *index;
+	int idle_cpu = -1;
+
+	if (!state || !state->active || !(decode_flags & SIS_DECODE_CHOOSE_IDLE))
+		return 0;
+	index = bpf_map_lookup_elem(&smt_core, &key);
+	if (!index || *index < 0)
+		return 0;
+	key = *index;
+	siblings = bpf_map_lookup_elem(&v4_cores, &key);
+	if (!siblings)
+		return 0;
+	bpf_probe_read_kernel(&idle_cpu, sizeof(idle_cpu), idle_cpu_at);
+	for (int i = 0; i < V4_MAX_SIBLINGS; i++) {
+		int cpu;
+		struct rq *rq;
+		bool idle;
+
+		if (i >= siblings->nr)
+			break;
+		cpu = siblings->cpus[i];
+		rq = cpu_rq_of(cpu);
+		idle = rq && rq_idle(rq, 0);
+		idle_probe_seen(cpu, idle);
+		if (!idle) {
+			if (idle_cpu != -1)
+				break;
+			if (rq && rq_sched_idle_for(rq, p) && cpumask_has(cpus, cpu))
+				break;
+			continue;
+		}
+		if (idle_cpu == -1 && cpumask_has(cpus, cpu))
+			idle_cpu = cpu;
+	}
+	return 0;
+}
+
+SEC("fentry/select_idle_core")
+int BPF_PROG(select_idle_core__fentry, struct task_struct *p, int core,
+	     struct cpumask *cpus, int *idle_cpu)
+{
+	return idle_core_replay(p, core, cpus, idle_cpu);
+}
+
+SEC("kprobe/select_idle_core")
+int BPF_KPROBE(select_idle_core__kprobe, struct task_struct *p, int core,
+	       struct cpumask *cpus, int *idle_cpu)
+{
+	return idle_core_replay(p, core, cpus, idle_cpu);
 }
 
 SEC("fexit/cpus_share_cache")
@@ -1506,7 +1627,7 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	 * tracepoint try_to_wake_up() takes ttwu_runnable() and selects no
 	 * CPU, so these never reach select_task_rq_fair().
 	 */
-	if (BPF_CORE_READ(wakee, on_rq))
+	if (task_on_rq(wakee))
 		counter_add(&counters, SISSCAN_WAKEUPS_IN_PLACE, 1);
 	counter_add(&counters, SISSCAN_WAKEUPS, 1);
 	if (!tp_placement)
@@ -1515,7 +1636,7 @@ static __always_inline int count_wakeup(struct task_struct *wakee)
 	if (!pending)
 		return 0;
 	/* Still queued (ttwu_runnable()) or waking itself: no selection. */
-	if (BPF_CORE_READ(wakee, on_rq) ||
+	if (task_on_rq(wakee) ||
 	    (void *)wakee == (void *)bpf_get_current_task() ||
 	    !tp_fair_with_choice(wakee)) {
 		if (pending->wakee == wakee)
@@ -1645,7 +1766,7 @@ static __always_inline int tp_migrate(struct task_struct *p, int dest_cpu)
 	if (!tp_placement)
 		return 0;
 	pending = tp_slot(p);
-	if (!pending || pending->wakee != p || BPF_CORE_READ(p, on_rq) ||
+	if (!pending || pending->wakee != p || task_on_rq(p) ||
 	    pending->waker != (int)bpf_get_smp_processor_id())
 		return 0;
 	tp_place(pending, dest_cpu, false, false);

@@ -41,8 +41,13 @@ enum sisscan_hook {
 	HOOK_HRTIMER_EXPIRE_ENTRY,
 	HOOK_SCHED_SWITCH,
 	HOOK_LOAD_BALANCE,
+	HOOK_SELECT_IDLE_CORE,
 	NR_HOOKS,
 };
+
+/* Decoded at select_task_rq_fair() from the calls it makes. */
+#define DECODE (HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | HOOK_BIT(HOOK_AVAILABLE_IDLE_CPU) | \
+		HOOK_BIT(HOOK_CPUS_SHARE_CACHE))
 
 static const struct hook_spec hook_table[NR_HOOKS] = {
 	[HOOK_SCHED_WAKING] = { .name = "sched_waking", .kind = HOOK_TRACEPOINT,
@@ -51,23 +56,26 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 	[HOOK_SELECT_TASK_RQ_FAIR] = { .name = "select_task_rq_fair",
 				       .kind = HOOK_FUNCTION,
 				       .targets = { "select_task_rq_fair" } },
-	/* Real symbols, unlike the inlined select_idle_*(): docs/sis-decoding.md. */
+	/*
+	 * Real symbols, unlike the inlined select_idle_*(): docs/sis-decoding.md.
+	 * 7.3 inlines available_idle_cpu() and asks choose_idle_cpu(cpu, p),
+	 * available or sched-idle, once per candidate: the same sequence.
+	 */
 	[HOOK_AVAILABLE_IDLE_CPU] = { .name = "available_idle_cpu",
 				      .kind = HOOK_FUNCTION,
-				      .targets = { "available_idle_cpu" } },
+				      .targets = { "available_idle_cpu",
+						   "choose_idle_cpu" } },
 	[HOOK_CPUS_SHARE_CACHE] = { .name = "cpus_share_cache",
 				    .kind = HOOK_FUNCTION,
 				    .targets = { "cpus_share_cache" } },
 	[HOOK_SCHED_MIGRATE_TASK] = {
 		.name = "sched_migrate_task", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_migrate_task" }, .category = "sched",
-		.optional = true,
-		.redundant_with = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
+		.optional = true, .redundant_with = DECODE },
 	[HOOK_SCHED_WAKEUP] = {
 		.name = "sched_wakeup", .kind = HOOK_TRACEPOINT,
 		.targets = { "sched_wakeup" }, .category = "sched",
-		.optional = true,
-		.redundant_with = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) },
+		.optional = true, .redundant_with = DECODE },
 	/* Learns each CPU's runqueue at start-up, then detached. */
 	[HOOK_SCHED_UPDATE_NR_RUNNING] = {
 		.name = "sched_update_nr_running_tp", .kind = HOOK_TRACEPOINT,
@@ -83,11 +91,16 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 	[HOOK_LOAD_BALANCE] = {
 		.name = "load_balance", .kind = HOOK_FUNCTION,
 		.targets = { "sched_balance_rq", "load_balance" }, .optional = true },
+	/*
+	 * 7.3 keeps select_idle_core() a function and inlines the
+	 * available_idle_cpu() calls it makes on a core's siblings: they are
+	 * replayed at its entry. Left out where available_idle_cpu() is seen.
+	 */
+	[HOOK_SELECT_IDLE_CORE] = {
+		.name = "select_idle_core", .kind = HOOK_FUNCTION,
+		.targets = { "select_idle_core" }, .optional = true },
 };
 
-/* Decoded at select_task_rq_fair() from the calls it makes. */
-#define DECODE (HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | HOOK_BIT(HOOK_AVAILABLE_IDLE_CPU) | \
-		HOOK_BIT(HOOK_CPUS_SHARE_CACHE))
 /* The tracepoint tier's estimate: sched_waking, then where the wakee went. */
 #define TP_PLACEMENT (HOOK_BIT(HOOK_SCHED_WAKING) | HOOK_BIT(HOOK_SCHED_WAKEUP))
 /* Runqueue state: the runqueues learnt at start-up. */
@@ -101,10 +114,14 @@ static const struct hook_spec hook_table[NR_HOOKS] = {
 #define SIS_COUNT(metric, slot) { .name = metric, .counter = slot, .needs = DECODE }
 #define PLACED(metric, slot, tp_slot)                                          \
 	{ .name = metric, .counter = slot,                                     \
-	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR) | RUNQUEUES,             \
+	  .needs = DECODE | RUNQUEUES,                                         \
 	  .fallback_needs = TP_PLACEMENT | RUNQUEUES,                          \
 	  .fallback_counter = tp_slot }
-#define TP_CLASS(metric, slot) { .name = metric, .counter = slot, .needs = TP_PLACEMENT }
+/* Where the wakee went against prev, the waker and recent: at the exit, or from the tracepoints. */
+#define TP_CLASS(metric, slot)                                                 \
+	{ .name = metric, .counter = slot, .needs = DECODE,                    \
+	  .fallback_needs = TP_PLACEMENT, .fallback_counter = slot,            \
+	  .fallback_exact = true }
 #define RATIO(metric, a, b, c, d) { .name = metric, .ratio = { a, b, c, d } }
 #define COUNT_HIST(metric, slot, hook_set, what)                               \
 	{ .name = metric, .counter = slot, .needs = hook_set,                  \
@@ -171,7 +188,7 @@ static const struct metric_spec base_metrics[] = {
 	  .fallback_counter = SISSCAN_TP_DEPTH_HIST },
 	COUNT_HIST("nr_idle_scan", SISSCAN_NR_IDLE_SCAN_HIST, DECODE, "cpus"),
 	{ .name = "select_time_ns", .counter = SISSCAN_SELECT_TIME_HIST,
-	  .needs = HOOK_BIT(HOOK_SELECT_TASK_RQ_FAIR), .nr_slots = SISSCAN_TIME_SLOTS,
+	  .needs = DECODE, .nr_slots = SISSCAN_TIME_SLOTS,
 	  .kind = HIST_LOG2, .has_sum = true, .unit = "nsecs" },
 };
 
@@ -325,6 +342,8 @@ static error_t parse_sisscan(int key, char *arg, struct argp_state *state)
 
 struct sisscan {
 	struct sisscan_args args;
+	/* The domain scan's probes are inlined (7.3): it is estimated. */
+	bool scan_estimated;
 	struct tool tool;
 	struct hook_spec hooks[NR_HOOKS];
 	struct metric_spec metrics[ARRAY_SIZE(base_metrics) + AUDIT_MAX_METRICS];
@@ -375,6 +394,9 @@ static struct tool_desc describe(struct sisscan *ss)
 	}
 	if (!(ss->args.filters & (1U << SIS_FILTER_UNOCCUPIED)))
 		ss->hooks[HOOK_LOAD_BALANCE].skip_why = "only with --filter unoccupied";
+	if (kernel_func_param_index("available_idle_cpu", "cpu") >= 0)
+		ss->hooks[HOOK_SELECT_IDLE_CORE].skip_why =
+			"available_idle_cpu() shows select_idle_core()'s probes";
 	memcpy(ss->metrics, base_metrics, sizeof(base_metrics));
 	audit_metrics_build(&ss->audit, ss->args.filters, ss->args.events_path != NULL,
 			    HOOK_BIT(HOOK_SCHED_SWITCH) | RUNQUEUES,
@@ -427,12 +449,39 @@ static void set_sched_features(struct sisscan_bpf *obj, const struct common_opts
 		obj->rodata->kernel_hz = (__u32)hz;
 }
 
+/*
+ * Where choose_idle_cpu() is the idle probe (7.3), the compiler inlined it
+ * into select_idle_cpu()'s loop: the domain scan is estimated from where
+ * the wakee went (scan_estimated() in sisscan.bpf.c), and so is all that
+ * counts its probes or tells a scan from a skip.
+ */
+static void mark_scan_estimated(struct sisscan *ss)
+{
+	static const char *const names[] = {
+		"sis_domain_hit", "sis_domain_failed", "sis_scan_skipped",
+		"sis_domain_search", "sis_scanned", "sis_domain_scanned", "sis_failed",
+		"sis_util_skipped", "sis_util_limited", "scan_depth", "nr_idle_scan",
+	};
+
+	ss->scan_estimated = true;
+	for (int i = 0; i < ss->tool.desc.nr_metrics; i++)
+		for (size_t n = 0; n < ARRAY_SIZE(names); n++)
+			if (!strcmp(ss->tool.desc.metrics[i].name, names[n]) &&
+			    ss->tool.sources[i].available)
+				ss->tool.sources[i].estimated = true;
+}
+
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
 static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 {
 	const struct common_opts *opts = ss->tool.opts;
 	struct sisscan_bpf *obj = ss->obj;
-	bool tp_placement = tool_hook(&ss->tool, HOOK_SELECT_TASK_RQ_FAIR)->flavour == FLAVOUR_NONE &&
+	/*
+	 * The tracepoints place the wakeups, and estimate their searches,
+	 * unless every hook of the decode attached: a kernel that inlined
+	 * one of its functions gets the estimates, not nothing.
+	 */
+	bool tp_placement = !tool_has_hooks(&ss->tool, DECODE) &&
 			    tool_hook(&ss->tool, HOOK_SCHED_WAKEUP)->flavour != FLAVOUR_NONE;
 	int ret;
 
@@ -442,6 +491,11 @@ static int setup_before_load(struct sisscan *ss, char *err, size_t errlen)
 	obj->rodata->tp_placement = tp_placement;
 	obj->rodata->decode_flags = (ss->topo.smt_width > 1 ? SIS_DECODE_SMT : 0) |
 				    (ss->topo.asym_capacity ? SIS_DECODE_ASYM : 0);
+	if (tool_has_hooks(&ss->tool, DECODE) &&
+	    !strcmp(tool_hook(&ss->tool, HOOK_AVAILABLE_IDLE_CPU)->target, "choose_idle_cpu")) {
+		obj->rodata->decode_flags |= SIS_DECODE_CHOOSE_IDLE;
+		mark_scan_estimated(ss);
+	}
 	obj->rodata->nr_online_cpus = cpumask_weight(&ss->topo.online);
 	set_sched_features(obj, opts);
 	if (ss->topo.asym_capacity && !tp_placement)
@@ -504,8 +558,10 @@ static int fill_smt_cores(struct sisscan *ss, char *err, size_t errlen)
 static int add_breakdowns(struct sisscan *ss)
 {
 	const struct hook *sis = tool_hook(&ss->tool, HOOK_SELECT_TASK_RQ_FAIR);
-	bool estimated = sis->flavour == FLAVOUR_NONE;
-	enum flavour flavour = estimated ?
+	/* Without the whole decode the tracepoints place the wakeups. */
+	bool placed_by_tracepoints = !tool_has_hooks(&ss->tool, DECODE);
+	bool estimated = placed_by_tracepoints || ss->scan_estimated;
+	enum flavour flavour = placed_by_tracepoints ?
 		tool_hook(&ss->tool, HOOK_SCHED_WAKEUP)->flavour : sis->flavour;
 	const char *tier = flavour_name(flavour);
 
