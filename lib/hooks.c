@@ -97,6 +97,22 @@ static void candidate_flavours(enum hook_kind kind, enum probe_mode mode,
 	out[n] = FLAVOUR_NONE;
 }
 
+/* NAME is one of the comma-separated words of the environment variable VAR. */
+static bool env_list_has(const char *var, const char *name)
+{
+	const char *list = getenv(var);
+	size_t len = strlen(name);
+
+	while (list && *list) {
+		size_t item = strcspn(list, ",");
+
+		if (item == len && !strncmp(list, name, len))
+			return true;
+		list += item + (list[item] == ',');
+	}
+	return false;
+}
+
 /*
  * SCHEDSCAN_SKIP_FLAVOURS=tp_btf,raw_tp makes the tools behave as on a
  * kernel without those flavours, so the tests can exercise every
@@ -104,17 +120,7 @@ static void candidate_flavours(enum hook_kind kind, enum probe_mode mode,
  */
 static bool flavour_skipped(enum flavour flavour)
 {
-	const char *list = getenv("SCHEDSCAN_SKIP_FLAVOURS");
-	size_t len = strlen(flavours[flavour].name);
-
-	while (list && *list) {
-		size_t item = strcspn(list, ",");
-
-		if (item == len && !strncmp(list, flavours[flavour].name, len))
-			return true;
-		list += item + (list[item] == ',');
-	}
-	return false;
+	return env_list_has("SCHEDSCAN_SKIP_FLAVOURS", flavours[flavour].name);
 }
 
 /*
@@ -124,17 +130,7 @@ static bool flavour_skipped(enum flavour flavour)
  */
 static bool function_skipped(const char *func)
 {
-	const char *list = getenv("SCHEDSCAN_SKIP_FUNCTIONS");
-	size_t len = strlen(func);
-
-	while (list && *list) {
-		size_t item = strcspn(list, ",");
-
-		if (item == len && !strncmp(list, func, len))
-			return true;
-		list += item + (list[item] == ',');
-	}
-	return false;
+	return env_list_has("SCHEDSCAN_SKIP_FUNCTIONS", func);
 }
 
 /* Appends "flavour: reason" to the hook's list of reasons. */

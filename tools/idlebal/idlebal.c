@@ -88,9 +88,9 @@ static const struct hook_spec hooks[NR_HOOKS] = {
 						   HOOK_BIT(HOOK_CSD_FUNCTION_EXIT) },
 };
 
-/* A pass's outcome: the pass, the helpers it is read from, the tasks it moves. */
 /*
- * The pass's failed verdict comes from need_active_balance(), or where it
+ * A pass's outcome: the pass, the helpers it is read from, the tasks it
+ * moves. Its failed verdict comes from need_active_balance(), or where that
  * is inlined (7.3) from the domain's lb_failed schedstat: failed_source().
  */
 #define PASS (HOOK_BIT(HOOK_LOAD_BALANCE) | HOOK_BIT(HOOK_FIND_BUSIEST_GROUP) | \
@@ -771,15 +771,16 @@ static bool schedstats_enabled(const char *proc_root)
 static void failed_source(struct idlebal *ib)
 {
 	const struct common_opts *opts = ib->tool.opts;
+	bool have_schedstats;
 
 	if (has_flavour(ib, HOOK_NEED_ACTIVE_BALANCE) || !tool_has_hooks(&ib->tool, PASS))
 		return;
-	if (kernel_struct_member_offset("sched_domain", "lb_failed") >= 0 &&
-	    schedstats_enabled(opts->proc_root)) {
+	have_schedstats = kernel_struct_member_offset("sched_domain", "lb_failed") >= 0;
+	if (have_schedstats && schedstats_enabled(opts->proc_root)) {
 		ib->obj->rodata->failed_from_schedstats = true;
 		return;
 	}
-	ib->failed_why = kernel_struct_member_offset("sched_domain", "lb_failed") < 0 ?
+	ib->failed_why = !have_schedstats ?
 		"need_active_balance() is inlined in this kernel and it has no schedstats "
 		"(CONFIG_SCHEDSTATS): no pass can be told failed" :
 		"need_active_balance() is inlined in this kernel and schedstats are off: "

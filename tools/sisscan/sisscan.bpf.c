@@ -1266,6 +1266,18 @@ static __always_inline bool scan_cut_by_limit(const struct sis_decoder *dec,
 	return (unsigned int)nr_idle_scan < llc_allowed_cpus(wakee, dec->target);
 }
 
+/* placed_prev, placed_waker, placed_recent or placed_other: the first chosen is. */
+static __always_inline __u32 placement_class(int chosen, int prev, int waker, int recent)
+{
+	if (chosen == prev)
+		return SISSCAN_TP_PREV;
+	if (chosen == waker)
+		return SISSCAN_TP_WAKER;
+	if (chosen == recent)
+		return SISSCAN_TP_RECENT;
+	return SISSCAN_TP_OTHER;
+}
+
 /*
  * 7.3 inlines choose_idle_cpu() into select_idle_cpu()'s loop (it stays a
  * call at S1, S2 and S4): the domain scan's probes are not seen, and a
@@ -1336,9 +1348,7 @@ static __always_inline int select_exit(int chosen)
 	counts.missed = placed.missed_idle;
 	/* The tracepoint tier's classes, exact here (no placement is lost). */
 	counter_add_if(counts.bank, &counters,
-		       chosen == dec->prev ? SISSCAN_TP_PREV :
-		       chosen == dec->waker ? SISSCAN_TP_WAKER :
-		       chosen == dec->recent ? SISSCAN_TP_RECENT : SISSCAN_TP_OTHER, 1);
+		       placement_class(chosen, dec->prev, dec->waker, dec->recent), 1);
 	outcome = sis_decode_finish(dec, chosen, placed.chosen_unoccupied);
 	outcome = scan_estimated(state, chosen, outcome);
 	if (outcome >= SIS_NR_OUTCOMES)
@@ -1688,14 +1698,7 @@ static __always_inline void tp_place(const struct tp_wakeup *wakeup, int chosen,
 
 	/* One look at the window for every count of this wakeup. */
 	counts.bank = counting();
-	if (chosen == wakeup->prev)
-		class = SISSCAN_TP_PREV;
-	else if (chosen == wakeup->waker)
-		class = SISSCAN_TP_WAKER;
-	else if (chosen == wakeup->recent)
-		class = SISSCAN_TP_RECENT;
-	else
-		class = SISSCAN_TP_OTHER;
+	class = placement_class(chosen, wakeup->prev, wakeup->waker, wakeup->recent);
 	/* Where chosen sits in the scan order: wanted off the fast path only. */
 	if (class == SISSCAN_TP_OTHER)
 		target = counts.target;
