@@ -394,7 +394,14 @@ bool kernel_addresses_hidden(const char *proc_root)
 
 unsigned long long kernel_data_address(const char *proc_root, const char *name)
 {
-	return symbol_address(proc_root, name, "dDbB");
+	unsigned long long addr = symbol_address(proc_root, name, "dDbBrR");
+
+	/*
+	 * Debian's 7.3 lists sysctl_sched_features as "T": a data symbol by
+	 * any type letter is still the one of that name (missing it made
+	 * sisscan take SIS_UTIL as on when it was off).
+	 */
+	return addr ? addr : symbol_address(proc_root, name, "tT");
 }
 
 int kernel_enum_value(const char *name, long long *value)

@@ -51,7 +51,11 @@ int kernel_func_param_index(const char *func, const char *name);
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name);
 /* /proc/kallsyms shows this user no address (kptr_restrict), or cannot be read. */
 bool kernel_addresses_hidden(const char *proc_root);
-/* The same for a data symbol (needs CONFIG_KALLSYMS_ALL), or 0. */
+/*
+ * The same for a data symbol (needs CONFIG_KALLSYMS_ALL), or 0; a text
+ * symbol of that name when no data symbol has it (7.3's "T" for
+ * sysctl_sched_features).
+ */
 unsigned long long kernel_data_address(const char *proc_root, const char *name);
 /*
  * Value of the enumerator called name in the kernel's BTF (anonymous

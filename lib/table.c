@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* strerrorname_np() */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -389,6 +390,14 @@ int table_read_counts(struct table *t, unsigned int bank)
 			memcpy(&key, map_dump_key(&t->drops, i), sizeof(key));
 			if (key == (__u32)t->spec->drop_slot)
 				t->dropped_now = map_dump_sum_u64(&t->drops, i, 0);
+			if (key == SCHEDSCAN_TABLE_DROP_ERROR((__u32)t->spec->drop_slot))
+				for (int cpu = 0; cpu < t->drops.nr_cpus; cpu++) {
+					__s64 err;
+
+					memcpy(&err, map_dump_value(&t->drops, i, cpu), sizeof(err));
+					if (err < 0)
+						t->drop_error = (int)-err;
+				}
 		}
 	}
 	return 0;
@@ -705,8 +714,9 @@ void table_text_rows(struct table *t, FILE *out, int top)
 		fputs(hidden.buf, out);
 	strbuf_free(&hidden);
 	if (t->dropped_win)
-		fprintf(out, "%llu update%s found the %s table full: its rows undercount\n",
-			t->dropped_win, t->dropped_win == 1 ? "" : "s", s->name);
+		fprintf(out, "%llu insert%s into the %s table failed (%s): its rows undercount\n",
+			t->dropped_win, t->dropped_win == 1 ? "" : "s", s->name,
+			t->drop_error == E2BIG ? "the map is full" : strerror(t->drop_error));
 	free(rows);
 }
 
@@ -752,6 +762,12 @@ void table_json(struct table *t, struct json_writer *w)
 	json_bool(w, t->estimated);
 	json_key(w, "rows_dropped");
 	json_u64(w, t->dropped_win);
+	if (t->dropped_win && t->drop_error) {
+		const char *name = strerrorname_np(t->drop_error);
+
+		json_key(w, "rows_dropped_error");
+		json_string(w, name ? name : "EUNKNOWN");
+	}
 	json_key(w, "rows");
 	json_begin_array(w);
 	for (size_t r = 0; r < n; r++) {
@@ -833,7 +849,7 @@ void table_openmetrics(const struct table *t, const char *tool,
 	if (s->drop_slot >= 0) {
 		om_family_name(family, sizeof(family), tool, s->row, "rows_dropped", "_total");
 		om_header(out, family, "counter",
-			  "updates that found the table's BPF map full (its rows undercount)");
+			  "inserts into the table's BPF map that the kernel refused, e.g. for a full map (its rows undercount)");
 		om_sample_u64(out, family, NULL, NULL, 0,
 			      which == TABLE_CUMULATIVE_NOW ? t->dropped_now : t->dropped_last);
 	}

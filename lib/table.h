@@ -151,6 +151,7 @@ struct table {
 	size_t *index;		/* open addressing: row index + 1, 0 empty */
 	size_t index_size;
 	unsigned long long dropped_now, dropped_last, dropped_win;
+	int drop_error;		/* the last refused insert's errno, 0: none */
 	unsigned long long torn_reads;	/* duration entries re-read (diagnostics) */
 	double window_s;	/* of the last window, for COLUMN_SHARE */
 	unsigned long long start_ns;	/* the run's start: durations count from it */

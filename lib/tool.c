@@ -141,6 +141,14 @@ int tool_init(struct tool *t, const struct tool_desc *desc,
 	return 0;
 }
 
+struct metric_source *tool_available_source(struct tool *t, const char *name)
+{
+	for (int i = 0; i < t->desc.nr_metrics; i++)
+		if (!strcmp(t->desc.metrics[i].name, name))
+			return t->sources[i].available ? &t->sources[i] : NULL;
+	return NULL;
+}
+
 bool tool_has_hooks(const struct tool *t, unsigned int needs)
 {
 	for (int h = 0; h < t->desc.nr_hooks; h++)

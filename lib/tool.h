@@ -170,6 +170,8 @@ static inline const struct hook *tool_hook(const struct tool *t, int hook)
 }
 /* Whether every hook of a HOOK_BIT set was chosen. */
 bool tool_has_hooks(const struct tool *t, unsigned int needs);
+/* The source of the metric called name if it is available, else NULL. */
+struct metric_source *tool_available_source(struct tool *t, const char *name);
 /* The tier name of the most specific flavour among a set of hooks. */
 const char *tool_tier(const struct tool *t, unsigned int needs);
 int tool_load(struct tool *t, struct bpf_object_skeleton *skeleton,

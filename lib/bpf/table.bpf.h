@@ -7,19 +7,34 @@
 #ifndef SCHEDSCAN_TABLE_BPF_H
 #define SCHEDSCAN_TABLE_BPF_H
 
-/* Per table slot: inserts that found the map full. */
+/* Per table slot: inserts the kernel refused, then their last error. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCHEDSCAN_MAX_TABLES);
+	__uint(max_entries, 2 * SCHEDSCAN_MAX_TABLES);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, __s64);
 } table_drops SEC(".maps");
+
+static __always_inline void table_drop(__u32 drop_slot, long err)
+{
+	__u32 error_slot = SCHEDSCAN_TABLE_DROP_ERROR(drop_slot);
+	__s64 *drops = bpf_map_lookup_elem(&table_drops, &drop_slot);
+	__s64 *last_error = bpf_map_lookup_elem(&table_drops, &error_slot);
+
+	if (drops)
+		*drops += 1;
+	if (last_error)
+		*last_error = err;
+}
 
 /*
  * The row of key in a hash table map, created from init if it is new
  * (bcc's bpf_map_lookup_or_try_init, counting failures in drop_slot).
- * NULL when the map is full: the event is then missing from the table
- * (never from the tool's scalar counters) and table_drops says how often.
+ * NULL when the kernel refuses the insert (a full map: -E2BIG): the event
+ * is then missing from the table (never from the tool's scalar counters)
+ * and table_drops says how often and why. A refused insert is tried once
+ * more: a 6.1 guest once refused one of 16384 inserts into a map with
+ * three of its 4096 rows in use (the error was not recorded then).
  */
 static __always_inline void *table_row_if(__u32 bank, void *map, const void *key,
 					  const void *init, __u32 drop_slot)
@@ -34,10 +49,13 @@ static __always_inline void *table_row_if(__u32 bank, void *map, const void *key
 		return row;
 	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: another CPU created it */) {
-		__u64 *drops = bpf_map_lookup_elem(&table_drops, &drop_slot);
-
-		if (drops)
-			*drops += 1;
+		row = bpf_map_lookup_elem(map, key);
+		if (row)
+			return row;
+		err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	}
+	if (err && err != -17) {
+		table_drop(drop_slot, err);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(map, key);

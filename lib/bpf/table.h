@@ -6,8 +6,14 @@
 #ifndef SCHEDSCAN_BPF_TABLE_H
 #define SCHEDSCAN_BPF_TABLE_H
 
-/* Slots of an object's table_drops map: one per bounded table. */
+/*
+ * Slots of an object's table_drops map: one per bounded table, the count
+ * of inserts the kernel refused; slot SCHEDSCAN_TABLE_DROP_ERROR(slot)
+ * holds the error of the last one (a negative errno), so that a drop says
+ * why (a full map is -E2BIG).
+ */
 #define SCHEDSCAN_MAX_TABLES 8
+#define SCHEDSCAN_TABLE_DROP_ERROR(slot) (SCHEDSCAN_MAX_TABLES + (slot))
 
 /*
  * A state that is on for a while (a runqueue overloaded, a CPU idle),

@@ -86,6 +86,16 @@ static void test_symbol_addresses(void)
 	CHECK(kernel_symbol_address(dir, "sysctl_sched_features") == 0);
 	CHECK(kernel_symbol_address(dir, "tick_sched") == 0);
 	CHECK(kernel_symbol_address("/nonexistent", "_stext") == 0);
+	/* 7.3's kallsyms types sysctl_sched_features "T" */
+	f = fopen(path, "w");
+	if (!f) {
+		UNIT_FAIL("cannot write %s", path);
+		return;
+	}
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffffa474edc0 T sysctl_sched_features\n", f);
+	fclose(f);
+	CHECK(kernel_data_address(dir, "sysctl_sched_features") == 0xffffffffa474edc0ULL);
 	unlink(path);
 	rmdir(dir);
 }

@@ -364,13 +364,15 @@ static void test_full_map_counts_dropped_rows(void)
 	table_window(&t, WINDOW_RUN, 1.0);
 	CHECK_INT(t.nr_rows, 4);
 	CHECK_U64(t.dropped_win, 6);
+	/* a full prealloc hash refuses with E2BIG, tried twice per key */
+	CHECK_INT(t.drop_error, E2BIG);
 	CHECK_U64(table_total(&t, 0, TABLE_WINDOW), 4);
 	json_init(&w);
 	json_begin_object(&w);
 	table_json(&t, &w);
 	json_end_object(&w);
 	CHECK(!w.failed);
-	CHECK_CONTAINS(w.buf, "\"rows_dropped\":6");
+	CHECK_CONTAINS(w.buf, "\"rows_dropped\":6,\"rows_dropped_error\":\"E2BIG\"");
 	json_free(&w);
 	table_free(&t);
 	table_bpf__destroy(obj);

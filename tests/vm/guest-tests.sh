@@ -23,6 +23,8 @@
 #                       (sis_filter_real_checks; the patched kernel)
 #   SCHEDSCAN_FILTER_REAL_V4=1  the same for the v4 port (SIS_FILTER_V4,
 #                       the patched kernel booted with SMT)
+#   SCHEDSCAN_ONLY      comma list of FUNCTION[:ARG]: run only those check
+#                       functions (a developer's narrowed boot, never CI's)
 
 BIN=${SCHEDSCAN_BIN:-/schedscan}
 WL=$BIN/workloads
@@ -925,7 +927,7 @@ run_brackets() {  # run_brackets MODES
                         bracket_judge newidle_calls nib_hits 2
                     elif [ -n "$nib_gone" ]; then
                         KIND="ground truth"
-                        skip "idlebal newidle_calls within the kernel's nib_hits (--mode $mode)" "$nib_gone"
+                        skip "idlebal newidle_calls [$mode] within the kernel's nib_hits" "$nib_gone"
                     else
                         KIND="ground truth"
                         notok "idlebal newidle_calls within the kernel's nib_hits (--mode $mode) # cannot set a kprobe event on $fn"
@@ -976,7 +978,16 @@ domain_judge() {
         # 923 on 6.1, none in the edges). fentry counts its own, per program.
         cut_misses=0
         [ "$mode" = kprobe ] && cut_misses=4
-        result=$(awk -v c="$counter" -v tol=2 -v pool_tol=3 -v pool=400 -v cut_misses=$cut_misses "$TABLE_AWK"'
+        # Where need_active_balance() is inlined (7.3), a failed pass is
+        # the one that raised the domain's lb_failed schedstat between its
+        # entry and exit, counted at the exit: a pass under way at the
+        # first read (raised before it, ended after) is counted inside, at
+        # most one per CPU (a CPU runs one pass at a time).
+        early=0
+        if [ "$counter" = lb_failed ] && ! grep -q ' need_active_balance$' /proc/kallsyms; then
+            early=$(nproc)
+        fi
+        result=$(awk -v c="$counter" -v tol=2 -v pool_tol=3 -v pool=400 -v cut_misses=$cut_misses -v early="$early" "$TABLE_AWK"'
             FILENAME ~ /kstat.a$/ { a[$1] = $2; next }
             FILENAME ~ /kstat.b$/ { b[$1] = $2; next }
             # Passes missed because a BPF program was already running on
@@ -1013,14 +1024,15 @@ domain_judge() {
                     if (kd < pool) { pk += kd; pi += i; po += o; continue }
                     cells++
                     w = 100 * (o - i) / kd; if (w > worst) worst = w
-                    if (i > kd || kd > o + misses || w > tol) fail = fail sprintf(" %s: kernel %d, tool %d..%d (width %.2f%%)", cell, kd, i, o, w)
+                    if (i > kd + early || kd > o + misses || w > tol) fail = fail sprintf(" %s: kernel %d, tool %d..%d (width %.2f%%)", cell, kd, i, o, w)
                 }
                 pw = pk ? 100 * (po - pi) / pk : 0
-                if (pi > pk || pk > po + misses || (pk >= pool && pw > pool_tol) || (pk < pool && po - pi > pool * pool_tol / 100))
+                if (pi > pk + early || pk > po + misses || (pk >= pool && pw > pool_tol) || (pk < pool && po - pi > pool * pool_tol / 100))
                     fail = fail sprintf(" pooled small cells: kernel %d, tool %d..%d", pk, pi, po)
                 printf "%s %d cells of %d or more, worst width %.2f%% (tolerance %d%%); small cells pooled: kernel %d, tool %d..%d, width %.2f%% (tolerance %d%%);%s cells (kernel[inner,outer]):%s\n",
                     fail == "" ? "pass" : "fail:" fail " --", cells, pool, worst, tol, pk, pi, po, pw, pool_tol,
-                    misses ? sprintf(" %d missed events allowed;", misses) : "", detail
+                    (misses ? sprintf(" %d missed events allowed;", misses) : "") \
+                    (early ? sprintf(" %d passes under way at the first read allowed (inner - kernel: %d pooled);", early, pi - pk) : ""), detail
             }' "$W/kstat.a" "$W/kstat.b" "$W/bracket.out")
         desc="idlebal domains.$counter [$mode] per domain and idle type within /proc/schedstat's"
         case "$steps:$rc:$result" in
@@ -1122,6 +1134,10 @@ overload_verdict() {  # overload_verdict DESC CONDITION
     else
         notok "$1 # exit $rc: $detail"
         tail -n 3 "$W/overload.err" | diag 3
+        # which CPU was idle, and what an earlier check may have left running
+        note "  idle per CPU over the run (cpu:ms/episodes): $(json_summary "$os_out" | awk "$TABLE_AWK"'{
+            n = rows("cpus"); for (k = 1; k <= n; k++) printf "%s:%d/%s ", field(row[k], "cpu"), field(row[k], "idle_ns") / 1e6, field(row[k], "idle_episodes") }')"
+        for c in 0 1 2 3 4 5 6 7; do note "  runnable on CPU $c now: $(cpu_occupants $c | tr '\n' ' ')"; done
     fi
 }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
@@ -1392,21 +1408,29 @@ numascan_remote() {
     set -- $(echo "$moves" | tr ' ' '\n' | awk -F'[>=/]' 'NF == 5 { f += $3; p += $4; if ($1 != 1 || $2 != 0) other += $3; if ($3 > 0 && $5 <= 0) untimed++ }
         END { printf "%d %d %d %d", f, p, other, untimed }')
     migrated_faults=$(json_metric "$summary" numa_hint_faults_migrated)
-    desc="numascan --mode $mode: migration_pairs: every migrated hint fault moved its page 1 -> 0 (but for a call from a node-1 CPU, which ftrace saw), the rows add up to numa_hint_faults_migrated, their pages to what numa_maps saw move (+ at most 64), each timed"
+    # inserts the kernel refused, as the table reports them (and why)
+    set -- "$@" $(printf '%s\n' "$summary" | awk '{
+        d = $0; sub(/.*"migration_pairs":\{[^[]*"rows_dropped":/, "", d); sub(/[^0-9].*/, "", d)
+        e = "-"; if ($0 ~ /"migration_pairs":\{[^[]*"rows_dropped_error"/) { e = $0; sub(/.*"migration_pairs":\{[^[]*"rows_dropped_error":"/, "", e); sub(/".*/, "", e) }
+        printf "%d %s", d, e }')
+    desc="numascan --mode $mode: migration_pairs: every migrated hint fault moved its page 1 -> 0 (but for a call from a node-1 CPU, which ftrace saw), the rows and the inserts the table says it was refused (at most 1 in 10000) add up to numa_hint_faults_migrated, their pages to what numa_maps saw move (+ at most 64), each timed"
     slack=$(kprobe_slack "${migrated_faults:-0}")
+    dropped=${5:-0} drop_limit=$((${migrated_faults:-0} / 10000))
     # a migrating call from another node (the known answer above) moves its page there
-    if [ "${1:-0}" -gt 0 ] && [ "$1" -le "${migrated_faults:-0}" ] && [ $((migrated_faults - $1)) -le "$slack" ] &&
+    if [ "${1:-0}" -gt 0 ] && [ "$1" -le "${migrated_faults:-0}" ] &&
+       [ $((migrated_faults - $1 - dropped)) -ge 0 ] && [ $((migrated_faults - $1 - dropped)) -le "$slack" ] &&
+       [ "$dropped" -le "$drop_limit" ] &&
        [ "$3" -le $((slack + ft1)) ] && [ "$4" = 0 ] &&
-       within_range "${2:-0}" $((${moved:-1} - slack)) $((${moved:-1} + 64)); then
-        ok "$desc ($moves; moved $moved; $((migrated_faults - $1)) not in a row, at most $slack)"
+       within_range "${2:-0}" $((${moved:-1} - slack - dropped)) $((${moved:-1} + 64)); then
+        ok "$desc ($moves; moved $moved; $((migrated_faults - $1 - dropped)) not in a row, at most $slack; refused inserts $dropped (${6}), at most $drop_limit)"
     else
         # what else the same task_fault() run counted: the node_pairs rows'
         # migrated faults, and the rows either table says it dropped
         others=$(printf '%s\n' "$summary" | awk "$TABLE_AWK"'{
             n = rows("node_pairs"); for (k = 1; k <= n; k++) m += field(row[k], "numa_hint_faults_migrated")
-            d = $0; sub(/.*"migration_pairs":\{[^[]*"rows_dropped":/, "", d); sub(/[^0-9].*/, "", d)
             e = $0; sub(/.*"node_pairs":\{[^[]*"rows_dropped":/, "", e); sub(/[^0-9].*/, "", e)
-            printf "node_pairs migrated %d, rows_dropped %s (migration_pairs) %s (node_pairs)", m, d, e }')
+            printf "node_pairs migrated %d, rows_dropped %s (node_pairs)", m, e }')
+        others="$others, $dropped (migration_pairs, ${6}), at most $drop_limit"
         notok "$desc # rows: '$moves'; numa_hint_faults_migrated '$migrated_faults', moved '$moved'; $others"
     fi
     # --svg's node matrices: a cell per CPU node x memory node of the
@@ -1877,6 +1901,9 @@ wl_count() {  # wl_count FILE landed|slept CPU
 within() {  # within A B: |A - B| <= 2% of B + 2
     [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
 }
+within_abs() {  # within_abs A B SLACK: |A - B| <= SLACK
+    [ $(( $1 - $2 )) -le "$3" ] && [ $(( $2 - $1 )) -le "$3" ]
+}
 within_range() {  # within_range A LO HI: LO - (2% of LO + 2) <= A <= HI + 2% of HI + 2
     [ $(( ($3 - $1) * 50 )) -ge $(( -($3 + 100) )) ] && [ $(( ($1 - $2) * 50 )) -ge $(( -($2 + 100) )) ]
 }
@@ -1899,10 +1926,19 @@ wakeloop_scenario() {  # wakeloop_scenario MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1)
     sisscan_around "$W/scenario.$sr_tag.$sr_mode.json" "$W/scenario.err" "\"$WL/wakeloop\" $* >\"$wl\" 2>&1" \
         --mode "$sr_mode" --comm wakeloop --linear ${SCENARIO_ARGS:-}
     stop_load
+    # what the tool reads for sched_feat(SIS_UTIL), while it is off
+    [ "$sr_noutil" = 1 ] && sr_features="sysctl_sched_features $(sed -n 's/.*sysctl_sched_features *: *//p' /sys/kernel/debug/sched/debug 2>/dev/null | head -n 1) at $(grep ' sysctl_sched_features$' /proc/kallsyms | tr '\n' ' ')"
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$W/scenario.$sr_tag.$sr_mode.json")
     search=$(json_metric "$summary" sis_search)
-    note "  $sr_mode $sr_tag: sis_search=$search target_idle=$(json_metric "$summary" sis_target_idle) prev_idle=$(json_metric "$summary" sis_prev_idle) smt_hit=$(json_metric "$summary" sis_smt_hit) domain_hit=$(json_metric "$summary" sis_domain_hit) domain_failed=$(json_metric "$summary" sis_domain_failed) scan_skipped=$(json_metric "$summary" sis_scan_skipped) undecoded=$(json_metric "$summary" sis_undecoded) sis_scanned=$(json_metric "$summary" sis_scanned); wakeloop: $(tr '\n' ' ' <"$wl")"
+    [ "$sr_noutil" = 1 ] && note "  SIS_UTIL off for $sr_tag: $sr_features"
+    note "  $sr_mode $sr_tag: sis_search=$search target_idle=$(json_metric "$summary" sis_target_idle) prev_idle=$(json_metric "$summary" sis_prev_idle) smt_hit=$(json_metric "$summary" sis_smt_hit) domain_hit=$(json_metric "$summary" sis_domain_hit) domain_failed=$(json_metric "$summary" sis_domain_failed) scan_skipped=$(json_metric "$summary" sis_scan_skipped) undecoded=$(json_metric "$summary" sis_undecoded) sis_scanned=$(json_metric "$summary" sis_scanned) scan_depth $(hist_brief scan_depth) nr_idle_scan $(hist_brief nr_idle_scan); wakeloop: $(tr '\n' ' ' <"$wl")"
+}
+# hist_brief NAME: $summary's histogram NAME as "low:count ..." ("-": none)
+hist_brief() {
+    printf '%s\n' "$summary" | grep -o "\"$1\":{\"hist\":{[^]]*" |
+        grep -o '"low":[0-9]*,"high":[0-9]*,"count":[0-9]*' |
+        sed 's/"low":\([0-9]*\),"high":[0-9]*,"count":/\1:/' | tr '\n' ' ' | sed 's/ $//;s/^$/-/'
 }
 # scenario_verdict DESC DETAIL CHECK: ok or not ok by the CHECK function.
 scenario_verdict() {
@@ -1926,13 +1962,15 @@ scenario_verdict() {
 FEATURES=/sys/kernel/debug/sched/features
 # The same run audits the v1-v3 "unoccupied_tick" filter model: CPU 2
 # went idle (its bit set then) and stays idle tickless; CPUs 1 and 3 run
-# spinners whose ticks clear their bits; CPU 0 runs the waker. So the
-# model passes CPU 2 and nothing busy: false negatives in at most 2% of
-# the audits, false positives in at most 25% (a CPU busy since its last
-# idle, a kworker on CPU 2 say, stays in the filter until its next tick:
-# seen 7-24 of 400 on a quiet host, 65 of 397 on 6.1 while the host under
-# the TCG guest ran other tests). A model whose bits never change fails
-# (the freeze-filters mutation).
+# spinners whose ticks clear their bits; CPU 0 runs the waker, which
+# sleeps 300 us before each wakeup: CPU 0's bit is set at that idle entry
+# and stays set, a false positive, until a tick finds CPU 0 busy. How
+# often one does depends on the kernel's tick (6.1, 6.12: most wakeups,
+# 7-65 false positives in 400; 6.18, 7.3: few, 300-399), so the answer
+# is ftrace's replay of the rule from the same run's idle entries and
+# ticks (tick_model_replay), and false negatives at most 2% (CPU 2
+# passes). A model whose bits never change fails (the freeze-filters
+# mutation).
 # And the v4 "unoccupied" model (fentry, kprobe: it needs load_balance()):
 # this guest has no SMT, so no SMT domain, whose balancing alone writes
 # v4's idle_cpus[] (P5-P7), and the mask starts empty: v4 as posted
@@ -1945,10 +1983,60 @@ FEATURES=/sys/kernel/debug/sched/features
 # model lets 0 and 2 through: one false positive per audit (busy CPU 0,
 # 90-110%), no false negative (at most 2%). A model whose ticks are never
 # seen (the 6.1 tick callback, issue 9) lets all four through: 3 FP per audit.
+# tick_model_replay TRACE SLEEPER: the unoccupied_tick model replayed
+# from ftrace (sched_switch, sched_wakeup, the tick's hrtimer_expire_entry
+# and the sleeper's sched_waking): a CPU is unoccupied when its idle task
+# runs and no wakeup has queued a task on it since it switched; its bit
+# is set when it switches to its idle task and set to "unoccupied" at
+# each of its ticks (a tick in the interrupt whose timer woke the waker
+# finds the waker queued: busy); at each waking of the sleeper (from
+# CPU 0: target 0, LLC 0-3, every CPU allowed) each CPU of 0-3 is judged
+# against whether it is unoccupied then. A CPU's state before its first
+# event comes from that event (the task it switched from or the tick
+# interrupted; no event at all: idle throughout), its bit from that state,
+# as the tool seeds a CPU nothing touched. Prints "wakings fp fn", then
+# CPU 0's ticks and idle entries.
+tick_model_replay() {
+    awk -v sleeper="$2" '
+        function cpu_of() { return match($0, /\[[0-9]+\]/) ? substr($0, RSTART + 1, RLENGTH - 2) + 0 : -1 }
+        function field(name,   v) { v = $0; if (!sub(".* " name "=", "", v)) return ""; sub(/ .*/, "", v); return v }
+        function task_pid(   t) { t = substr($0, 1, RSTART - 1); sub(/ +$/, "", t); sub(/.*-/, "", t); return t + 0 }
+        function is_tick() { return $0 ~ / hrtimer_expire_entry: / && $0 ~ /function=tick_(sched_timer|nohz_handler)/ }
+        function free(k) { return idle[k] && !woken[k] }
+        NR == FNR {
+            c = cpu_of(); if (c < 0 || (c in first)) next
+            if ($0 ~ / sched_switch: /) first[c] = (field("prev_pid") == 0)
+            else if (is_tick()) first[c] = (task_pid() == 0)
+            next
+        }
+        FNR == 1 { for (c = 0; c < 4; c++) { idle[c] = (c in first) ? first[c] : 1; bit[c] = idle[c] } }
+        {
+            c = cpu_of(); if (c < 0) next
+            if ($0 ~ / sched_switch: /) {
+                idle[c] = (field("next_pid") == 0); woken[c] = 0
+                if (idle[c]) bit[c] = 1
+                if (c == 0 && idle[c]) idle0++
+            } else if ($0 ~ / sched_wakeup: /) {
+                woken[field("target_cpu") + 0] = 1
+            } else if (is_tick()) {
+                if (task_pid() != 0) idle[c] = 0
+                bit[c] = free(c)
+                if (c == 0) ticks0++
+            } else if ($0 ~ / sched_waking: / && field("pid") == sleeper) {
+                w++
+                for (k = 0; k < 4; k++) {
+                    truth = (k == c) ? 0 : free(k)
+                    if (bit[k] && !truth) fp++
+                    if (!bit[k] && truth) fn++
+                }
+            }
+        }
+        END { print w + 0, fp + 0, fn + 0, ticks0 + 0, idle0 + 0 }' "$1" "$1"
+}
 sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed landed2" in $W/agree
     mode=$1
     desc="sisscan --mode $mode: wakeups from a busy CPU 0 land on idle CPU 2 at scan depth 2"
-    fdesc="sisscan --mode $mode --filter unoccupied_tick: the v1-v3 tick model passes idle CPU 2 and no busy CPU"
+    fdesc="sisscan --mode $mode --filter unoccupied_tick: the v1-v3 tick model passes idle CPU 2, and busy CPUs as their ticks and idle entries have it"
     vdesc="sisscan --mode $mode --filter unoccupied: without SMT the v4 model passes no CPU (every unoccupied CPU a false negative)"
     filters=unoccupied_tick,overloaded
     [ "$mode" = tracepoint ] || filters=unoccupied,$filters
@@ -1967,8 +2055,17 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
         LOAD_PIDS="$LOAD_PIDS $!"
     done
+    trace=$W/known.$mode.trace
+    trace_begin 'comm == "wakeloop"' "$TRACEFS/events/sched/sched_waking"
+    for e in sched/sched_switch sched/sched_wakeup timer/hrtimer_expire_entry; do
+        echo 1 >"$TRACEFS/events/$e/enable"
+    done
     sisscan_around "$out" "$W/known.err" "\"$WL/wakeloop\" -c 0 -n $n >\"$W/wakeloop.out\" 2>&1" \
         --mode "$mode" --comm wakeloop --linear --filter $filters
+    for e in sched/sched_switch sched/sched_wakeup timer/hrtimer_expire_entry; do
+        echo 0 >"$TRACEFS/events/$e/enable"
+    done
+    trace_end "$trace"
     stop_load
     echo SIS_UTIL >"$FEATURES"
     summary=$(json_summary "$out")
@@ -1996,11 +2093,25 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         notok "$desc # exit $rc: sis_search '$search' depth2 '$depth2' domain_hit '$hit' landed2 '$landed2' missed '$missed'"
         tail -n 3 "$W/known.err" | diag 3
     fi
+    sleeper=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$W/wakeloop.out" | head -n 1)
+    set -- $(tick_model_replay "$trace" "${sleeper:--1}")
+    rwakings=${1:-0} rfp=${2:-0} rfn=${3:-0} rticks0=${4:-0} ridle0=${5:-0}
+    # The replay judges at sched_waking, the tool at the SIS search or the
+    # placement a few microseconds later (a tick on another CPU can fall
+    # in between), and may count wakings SIS never searched for (the
+    # sleeper still queued): 2% of the audits + 2, and 4 CPUs' verdicts
+    # for each such waking.
+    slack=$((${audits:-0} / 50 + 2 + 4 * (rwakings > ${audits:-0} ? rwakings - ${audits:-0} : ${audits:-0} - rwakings)))
     if [ "$rc" = 0 ] && [ -n "$fp" ] && [ -n "$fn" ] && [ -n "$audits" ] && [ "$audits" -ge $((n * 95 / 100)) ] &&
-       [ $((fp * 4)) -le "$audits" ] && [ $((fn * 50)) -le "$audits" ]; then
-        ok "$fdesc (fp $fp, fn $fn over $audits audits)"
+       [ "$trace_lost" = 0 ] && within_abs "$fp" "$rfp" "$slack" && within_abs "$fn" "$rfn" "$slack" &&
+       [ $((fn * 50)) -le "$audits" ]; then
+        ok "$fdesc, as ftrace's replay of its ticks and idle entries has it (fp $fp, replay $rfp; fn $fn, replay $rfn; margin $((slack - (fp > rfp ? fp - rfp : rfp - fp))) of $slack; $audits audits, $rwakings wakings traced)"
     else
-        notok "$fdesc # exit $rc: audits '$audits' fp '$fp' (at most 25%) fn '$fn' (at most 2%)"
+        notok "$fdesc, as ftrace's replay of its ticks and idle entries has it # exit $rc: audits '$audits' fp '$fp' (replay $rfp) fn '$fn' (replay $rfn, at most 2% of audits), slack $slack, $rwakings wakings traced, CPU 0: $rticks0 ticks, $ridle0 idle entries, $trace_lost trace events lost"
+        # CPU 0's events before the sleeper's 20th waking
+        awk -v sleeper="${sleeper:--1}" '/\[000\]/ { l[++n] = $0 }
+            / sched_waking: / && index($0, " pid=" sleeper " ") && ++w == 20 { for (i = n > 12 ? n - 11 : 1; i <= n; i++) print l[i]; exit }' "$trace" |
+            cut -c 1-160 | diag 12
     fi
     if [ "$mode" != tracepoint ]; then
         vpassed=$(json_metric "$summary" filter_unoccupied_passed)
@@ -2367,13 +2478,18 @@ idle_core_answer() {
 # the 4 unsearched), less those a balancer moved from CPU 0 to another CPU
 # before they ran (they land on neither 0 nor 1: a run saw 118 skipped, 105
 # on CPU 0 and 14 elsewhere, with CPU 1 busy at 117 of 400 wakeups).
+# The sleeper's other wakings (6.18, 7.3: the waker's polling read of the
+# ready pipe holds the pipe's mutex while the sleeper writes to it, and its
+# unlock wakes the sleeper, blocked on CPU 1: one more search, prev idle)
+# are $extra, counted by ftrace; each is a fast-path hit that landed
+# nowhere the workload counts.
 idle_sibling_answer() {
     [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$landed1" ] && [ -n "$smt" ] &&
         [ -n "$prev_idle" ] && [ -n "$skipped" ] && [ $(( landed1 * 2 )) -ge "$n" ] &&
-        [ -n "$failed" ] && [ -n "$search" ] && [ "$search" -le "$n" ] &&
-        within "$smt" "$(( landed1 - prev_idle ))" &&
+        [ -n "$failed" ] && [ -n "$search" ] && [ "$search" -le $(( n + extra )) ] &&
+        within "$smt" "$(( landed1 - prev_idle + extra ))" &&
         within_range "${landed0:-0}" "$(( skipped + failed - (n - ${landed0:-0} - landed1) ))" \
-            "$(( skipped + failed + n - search ))"
+            "$(( skipped + failed + n + extra - search ))"
 }
 undecoded_rare() {
     [ "$rc" = 0 ] && [ "${search:-0}" -ge 5000 ] && [ -n "$undecoded" ] &&
@@ -2453,7 +2569,15 @@ sis_smt_checks() {
         # found it idle at 395): the scenario, not the tool, failed then,
         # and what ran on CPU 1 is printed.
         for attempt in 1 2; do
+            # the wakings and their kernel stacks: which are not the pipe's
+            trace_begin 'comm == "wakeloop"' "$TRACEFS/events/sched/sched_waking"
+            echo 'stacktrace if comm == "wakeloop"' >"$TRACEFS/events/sched/sched_waking/trigger"
             SCENARIO_ARGS="--filter unoccupied" wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
+            echo '!stacktrace' >"$TRACEFS/events/sched/sched_waking/trigger"
+            trace_end "$W/sibling.$mode.trace"
+            sleeper=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$wl" | head -n 1)
+            extra=$(awk -v sleeper="${sleeper:--1}" '/ sched_waking: / { n += keep; keep = index($0, " pid=" sleeper " ") > 0; next }
+                /=> .*pipe_write/ { keep = 0 } END { print n + keep }' "$W/sibling.$mode.trace")
             landed1=$(wl_count "$wl" landed 1); landed1=${landed1:-0}
             [ $(( landed1 * 2 )) -ge "$n" ] && break
             note "  $mode sibling, try $attempt: CPU 1 busy at $(( n - landed1 )) of $n wakeups; runnable there now: $(cpu_occupants 1)"
@@ -2465,11 +2589,18 @@ sis_smt_checks() {
         slept0=$(wl_count "$wl" slept 0)
         landed0=$(wl_count "$wl" landed 0)
         desc="sisscan --mode $mode: SMT, no idle core: select_idle_smt() finds prev's idle sibling (sis_smt_hit)"
-        facts="smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}', unsearched '$(( n - ${search:-0} ))'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n"
+        facts="smt_hit '$smt' of '$search' searches (landed on CPU 1 '$landed1' - fast path '$prev_idle' + other wakings '$extra'), scan_skipped '$skipped' + domain_failed '$failed' (landed on CPU 0 '${landed0:-0}', unsearched '$(( n + extra - ${search:-0} ))'), sis_scanned '$(json_metric "$summary" sis_scanned)'; slept on 0: '$slept0' of $n; trace: $trace_lost events lost"
         if [ $(( landed1 * 2 )) -lt "$n" ]; then
             skip "$desc" "not the scenario: CPU 1 was busy at $(( n - landed1 )) of $n wakeups ($facts)"
         else
             scenario_verdict "$desc" "$facts" idle_sibling_answer
+        fi
+        if [ "${search:-0}" -gt $(( n + extra )) ]; then
+            # more searches than wakings: the other wakings' stacks
+            awk -v sleeper="$sleeper" '/ sched_waking: / { flush(); keep = index($0, " pid=" sleeper " "); blk = $0; next }
+                /=> / { blk = blk "\n" $0; if ($0 ~ /pipe_write/) keep = 0; next }
+                function flush() { if (keep && shown < 2) { print blk; shown++ } keep = 0 }
+                END { flush() }' "$W/sibling.$mode.trace" | head -n 40 | cut -c 1-150 | diag 40
         fi
         v4_counts
         # The busy cores' answer holds for the scenario as designed: CPU 1
@@ -2901,6 +3032,15 @@ elif [ "${SCHEDSCAN_FILTER_REAL:-0}" = 1 ]; then
     sis_filter_real_checks SIS_FILTER overloaded
 elif [ "${SCHEDSCAN_FILTER_REAL_V4:-0}" = 1 ]; then
     sis_filter_real_checks SIS_FILTER_V4 unoccupied
+elif [ -n "${SCHEDSCAN_ONLY:-}" ]; then
+    # a developer's narrowed boot (VM_CMDLINE=SCHEDSCAN_ONLY=...):
+    # FUNCTION[:ARG] items, comma separated, e.g. compare_sis_util:fentry
+    for item in $(echo "$SCHEDSCAN_ONLY" | tr ',' ' '); do
+        case $item in
+            *:*) "${item%%:*}" "${item#*:}" ;;
+            *) "$item" ;;
+        esac
+    done
 else
     for tool in $TOOLS; do
         for mode in $MODES; do

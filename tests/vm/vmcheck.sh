@@ -24,7 +24,8 @@
 #   VM_DURATION    --duration of each tool run in the guest (default 3)
 #   VM_CMDLINE     extra kernel command line words (e.g. "loglevel=7")
 #   VM_SMT=0       no SMT boots (default: one per kernel, -smp 8,sockets=2,cores=2,threads=2,
-#                  -cpu $VM_SMT_CPU (default Skylake-Server), running only the SMT stage checks)
+#                  -cpu $VM_SMT_CPU (default Skylake-Server), running only the SMT stage checks);
+#                  VM_SMT=only: the SMT boots alone (with VM_CMDLINE, VM_KERNELS: a narrowed run)
 #   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
 #   VM_SIS_FILTER=0  no boot of the SIS_FILTER kernel (tests/vm/build-patched-kernel.sh)
 #   VM_PATCHED_ONLY=1  only the SIS_FILTER kernel's two boots (no stock or SMT boots)
@@ -43,7 +44,7 @@ t_start=$(date +%s)
 
 # Variables that run fewer checks than the full suite: say so, loudly, so
 # a shrunken run is never mistaken for a full one.
-for v in VM_KERNELS VM_TOOLS VM_MODES VM_DURATION VM_PATCHED_ONLY SCHEDSCAN_TOOLS; do
+for v in VM_KERNELS VM_TOOLS VM_MODES VM_DURATION VM_PATCHED_ONLY VM_CMDLINE SCHEDSCAN_TOOLS; do
     if [ -n "${!v:-}" ]; then
         echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck" >&2
         echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck"
@@ -455,7 +456,7 @@ SMT_SMP=8,sockets=2,cores=2,threads=2
 SMT_CPU=${VM_SMT_CPU:-Skylake-Server}
 
 # The stock boots: one per kernel series, every tool in every tier.
-if [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
+if [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_SMT:-1}" != only ]; then
     while read -r series kver; do
         [ -n "$kver" ] && queue "$series" "$kver" "$kver" - -
     done < "$kcache/selected"
@@ -464,7 +465,8 @@ fi
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
 # 6.1 shows the guest no SMT siblings with -cpu max (each CPU its own core);
 # with an Intel model's topology leaves it does, and so do the later kernels.
-if [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] && [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
+if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] || [ "${VM_SMT:-1}" = only ]; } &&
+   [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
     # The selection options' matrix (issue 32) in one boot: the newest kernel's.
     newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$kcache/selected")
     while read -r series kver; do

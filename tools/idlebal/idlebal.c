@@ -727,15 +727,13 @@ static int set_max_entries(struct bpf_map *map, unsigned int n, char *err, size_
 /* A metric the chosen hooks reach but this run cannot measure, with why. */
 static void mark_unavailable(struct idlebal *ib, const char *name, const char *why)
 {
-	for (int i = 0; i < (int)ARRAY_SIZE(metrics); i++) {
-		struct metric_source *src = &ib->tool.sources[i];
+	struct metric_source *src = tool_available_source(&ib->tool, name);
 
-		if (strcmp(metrics[i].name, name) || !src->available)
-			continue;
-		src->available = false;
-		src->tier = "none";
-		src->why = why;
-	}
+	if (!src)
+		return;
+	src->available = false;
+	src->tier = "none";
+	src->why = why;
 }
 
 /* Kicks cannot be told apart: unavailable, never a count of 0. */

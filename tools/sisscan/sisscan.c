@@ -464,11 +464,12 @@ static void mark_scan_estimated(struct sisscan *ss)
 	};
 
 	ss->scan_estimated = true;
-	for (int i = 0; i < ss->tool.desc.nr_metrics; i++)
-		for (size_t n = 0; n < ARRAY_SIZE(names); n++)
-			if (!strcmp(ss->tool.desc.metrics[i].name, names[n]) &&
-			    ss->tool.sources[i].available)
-				ss->tool.sources[i].estimated = true;
+	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
+		struct metric_source *src = tool_available_source(&ss->tool, names[n]);
+
+		if (src)
+			src->estimated = true;
+	}
 }
 
 /* .rodata and map sizes that depend on the chosen hooks and the topology. */
