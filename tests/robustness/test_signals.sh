@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Signals at random moments, the first 250 ms (still loading and
-# attaching) included: SIGINT, SIGTERM and SIGHUP end the run with exit 0
+# Signals at random moments from when the tool catches them, the first
+# 250 ms (still loading and attaching) included: SIGINT, SIGTERM and SIGHUP end the run with exit 0
 # and, once tracing, a summary as the last record; SIGKILL ends it at
 # once. Whatever the moment, the JSON printed is whole records, and
 # nothing stays attached. The delays are random (logged, so a failure can
@@ -15,6 +15,24 @@ echo "# SIGNAL_SEED=$seed"
 "$BUILD/workloads/pingpong" -n 100000000 >/dev/null &
 load=$!
 at_exit "kill $load"
+# wait_caught PID SIG: until the tool catches SIG (its handlers are set
+# first thing in main(); before that, in the fork and the loader, only the
+# default action exists: a CI run's SIGTERM 1 ms after the start ended
+# sisscan with status 143 before it ran a line of its own). At most 2 s.
+wait_caught() {
+	local exe signum mask w
+	exe=$(readlink -f "$BIN/$tool")
+	signum=$(kill -l "$2")
+	for ((w = 0; w < 200; w++)); do
+		mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+		if [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$exe" ] && [ -n "$mask" ] &&
+		   (( (16#$mask >> (signum - 1)) & 1 )); then
+			return 0
+		fi
+		sleep 0.005
+	done
+}
+
 before=$(bpf_objects)
 for tool in $TOOLS; do
 	for sig in INT TERM HUP KILL; do
@@ -24,6 +42,7 @@ for tool in $TOOLS; do
 			if [ $r -lt 3 ]; then ms=$((RANDOM % 250)); else ms=$((250 + RANDOM % 1250)); fi
 			"$BIN/$tool" --json -i 0.1 >"$WORK/s.jsonl" 2>"$WORK/s.err" &
 			pid=$!
+			[ $sig = KILL ] || wait_caught $pid $sig
 			sleep "$(awk -v m=$ms 'BEGIN { printf "%.3f", m / 1000 }')"
 			kill -$sig $pid
 			wait $pid 2>/dev/null

@@ -1096,10 +1096,12 @@ newidle_classes() {
 # them, ov_intervals to their number.
 overload_scenario() {
     os_out=$W/overload.$1.json
+    grep '^cpu[0-9]' /proc/stat >"$W/overload.stat.a"
     if tool_start "$os_out" "$W/overload.err" idlebal --mode tracepoint -i 0.5 -d 300; then
         eval "$3"
         sleep "$2"
     fi
+    grep '^cpu[0-9]' /proc/stat >"$W/overload.stat.b"
     # The tool first: stop_load waits for every child.
     kill -INT $tpid 2>/dev/null
     wait $tpid
@@ -1135,7 +1137,8 @@ overload_verdict() {  # overload_verdict DESC CONDITION
         notok "$1 # exit $rc: $detail"
         tail -n 3 "$W/overload.err" | diag 3
         # which CPU was idle, and what an earlier check may have left running
-        note "  idle per CPU over the run (cpu:ms/episodes): $(json_summary "$os_out" | awk "$TABLE_AWK"'{
+        note "  the kernel's idle time per CPU over the run (/proc/stat, ms): $(awk 'NR == FNR { a[$1] = $5; next } { printf "%s:%d ", substr($1, 4), ($5 - a[$1]) * 10 }' "$W/overload.stat.a" "$W/overload.stat.b")"
+        note "  idlebal's idle per CPU over the run (cpu:ms/episodes): $(json_summary "$os_out" | awk "$TABLE_AWK"'{
             n = rows("cpus"); for (k = 1; k <= n; k++) printf "%s:%d/%s ", field(row[k], "cpu"), field(row[k], "idle_ns") / 1e6, field(row[k], "idle_episodes") }')"
         for c in 0 1 2 3 4 5 6 7; do note "  runnable on CPU $c now: $(cpu_occupants $c | tr '\n' ' ')"; done
     fi
