@@ -220,6 +220,34 @@ bpf_objects() {
 	done | paste -s -d ' '
 }
 
+# bpf_objects_quiet: bpf_objects once two reads 0.2 s apart agree (up to
+# 10 s): the baseline of a leak check, not a count caught while an earlier
+# test's objects are still being freed (a CI run took "0 15 0" as sisscan's
+# baseline, 15 maps of the test before it that were gone by its end).
+bpf_objects_quiet() {
+	local last now i
+	last=$(bpf_objects)
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.2
+		now=$(bpf_objects)
+		[ "$now" = "$last" ] && break
+		last=$now
+	done
+	echo "$now"
+}
+
+# bpf_objects_within AFTER BEFORE: no kind of object (programs, maps,
+# links) counts more after than before: nothing of the tool's stayed
+# (fewer is another process's objects going away meanwhile).
+bpf_objects_within() {
+	local -a a=($1) b=($2)
+	local k
+	[ ${#a[@]} -eq 3 ] && [ ${#b[@]} -eq 3 ] || return 1
+	for k in 0 1 2; do
+		[ "${a[k]}" -le "${b[k]}" ] || return 1
+	done
+}
+
 # bpf_objects_settled BEFORE: waits (up to 10 s: the kernel frees BPF
 # objects asynchronously) until bpf_objects says BEFORE again; prints it.
 bpf_objects_settled() {

@@ -33,7 +33,7 @@ wait_caught() {
 	done
 }
 
-before=$(bpf_objects)
+before=$(bpf_objects_quiet)
 for tool in $TOOLS; do
 	for sig in INT TERM HUP KILL; do
 		bad="" runs=0 summaries=0
@@ -66,7 +66,7 @@ for tool in $TOOLS; do
 			fi
 		done
 		after=$(bpf_objects_settled "$before")
-		[ "$after" = "$before" ] || bad="$bad [programs maps links $before -> $after]"
+		bpf_objects_within "$after" "$before" || bad="$bad [programs maps links $before -> $after]"
 		if [ -z "$bad" ]; then
 			pass "$tool: SIG$sig at $runs random moments: $([ $sig = KILL ] && echo "killed" || echo "exit 0, $summaries summaries last"), whole records, nothing left attached"
 		else
