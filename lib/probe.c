@@ -341,10 +341,14 @@ int kernel_func_param_index(const char *func, const char *name)
  * blocks and matched by name before anything is converted, not parsed
  * with fscanf() in 4 KiB reads (sisscan's start-up: 66 ms of read()s).
  */
+/*
+ * The address of name in kallsyms with a type letter of types, else (in
+ * the same read) of fallback_types (NULL: none), else 0.
+ */
 static unsigned long long symbol_address(const char *proc_root, const char *name,
-					 const char *types)
+					 const char *types, const char *fallback_types)
 {
-	unsigned long long found = 0;
+	unsigned long long found = 0, fallback = 0;
 	size_t len = strlen(name), cap = 0;
 	char path[4096], *line = NULL;
 	ssize_t n;
@@ -362,18 +366,21 @@ static unsigned long long symbol_address(const char *proc_root, const char *name
 			continue;
 		sym = space + 3;
 		if ((size_t)(line + n - sym) < len || memcmp(sym, name, len) ||
-		    !strchr(" \t\n", sym[len]) || !strchr(types, space[1]))
+		    !strchr(" \t\n", sym[len]))
 			continue;
-		found = strtoull(line, NULL, 16);
+		if (strchr(types, space[1]))
+			found = strtoull(line, NULL, 16);
+		else if (fallback_types && !fallback && strchr(fallback_types, space[1]))
+			fallback = strtoull(line, NULL, 16);
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return found ? found : fallback;
 }
 
 unsigned long long kernel_symbol_address(const char *proc_root, const char *name)
 {
-	return symbol_address(proc_root, name, "tT");
+	return symbol_address(proc_root, name, "tT", NULL);
 }
 
 bool kernel_addresses_hidden(const char *proc_root)
@@ -394,14 +401,12 @@ bool kernel_addresses_hidden(const char *proc_root)
 
 unsigned long long kernel_data_address(const char *proc_root, const char *name)
 {
-	unsigned long long addr = symbol_address(proc_root, name, "dDbBrR");
-
 	/*
 	 * Debian's 7.3 lists sysctl_sched_features as "T": a data symbol by
 	 * any type letter is still the one of that name (missing it made
 	 * sisscan take SIS_UTIL as on when it was off).
 	 */
-	return addr ? addr : symbol_address(proc_root, name, "tT");
+	return symbol_address(proc_root, name, "dDbBrR", "tT");
 }
 
 int kernel_enum_value(const char *name, long long *value)

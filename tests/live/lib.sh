@@ -249,12 +249,13 @@ bpf_objects_within() {
 }
 
 # bpf_objects_settled BEFORE: waits (up to 10 s: the kernel frees BPF
-# objects asynchronously) until bpf_objects says BEFORE again; prints it.
+# objects asynchronously) until bpf_objects is within BEFORE again
+# (bpf_objects_within, the leak checks' rule); prints it.
 bpf_objects_settled() {
 	local now i
 	for ((i = 0; i < 100; i++)); do
 		now=$(bpf_objects)
-		[ "$now" = "$1" ] && break
+		bpf_objects_within "$now" "$1" && break
 		sleep 0.1
 	done
 	echo "$now"

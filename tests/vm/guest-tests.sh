@@ -1898,6 +1898,10 @@ hist_slot() {  # hist_slot SUMMARY NAME VALUE -> the count of linear slot VALUE
     printf '%s\n' "$1" | grep -o "\"$2\":{\"hist\":{[^]]*" |
         sed -n "s/.*{\"low\":$3,\"high\":$3,\"count\":\([0-9]*\)}.*/\1/p"
 }
+wl_sleeper() {  # wl_sleeper FILE: the sleeper thread's TID wakeloop printed (-1: none)
+    t=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$1" | head -n 1)
+    echo "${t:--1}"
+}
 wl_count() {  # wl_count FILE landed|slept CPU
     awk -v k="$2" -v c="$3" '$1 == k && $2 == c { print $3 }' "$1"
 }
@@ -2096,8 +2100,8 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
         notok "$desc # exit $rc: sis_search '$search' depth2 '$depth2' domain_hit '$hit' landed2 '$landed2' missed '$missed'"
         tail -n 3 "$W/known.err" | diag 3
     fi
-    sleeper=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$W/wakeloop.out" | head -n 1)
-    set -- $(tick_model_replay "$trace" "${sleeper:--1}")
+    sleeper=$(wl_sleeper "$W/wakeloop.out")
+    set -- $(tick_model_replay "$trace" "$sleeper")
     rwakings=${1:-0} rfp=${2:-0} rfn=${3:-0} rticks0=${4:-0} ridle0=${5:-0}
     # The replay judges at sched_waking, the tool at the SIS search or the
     # placement a few microseconds later (a tick on another CPU can fall
@@ -2112,7 +2116,7 @@ sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed
     else
         notok "$fdesc, as ftrace's replay of its ticks and idle entries has it # exit $rc: audits '$audits' fp '$fp' (replay $rfp) fn '$fn' (replay $rfn, at most 2% of audits), slack $slack, $rwakings wakings traced, CPU 0: $rticks0 ticks, $ridle0 idle entries, $trace_lost trace events lost"
         # CPU 0's events before the sleeper's 20th waking
-        awk -v sleeper="${sleeper:--1}" '/\[000\]/ { l[++n] = $0 }
+        awk -v sleeper="$sleeper" '/\[000\]/ { l[++n] = $0 }
             / sched_waking: / && index($0, " pid=" sleeper " ") && ++w == 20 { for (i = n > 12 ? n - 11 : 1; i <= n; i++) print l[i]; exit }' "$trace" |
             cut -c 1-160 | diag 12
     fi
@@ -2481,6 +2485,17 @@ idle_core_answer() {
 # the 4 unsearched), less those a balancer moved from CPU 0 to another CPU
 # before they ran (they land on neither 0 nor 1: a run saw 118 skipped, 105
 # on CPU 0 and 14 elsewhere, with CPU 1 busy at 117 of 400 wakeups).
+# other_wakings TRACE SLEEPER [SHOW]: how many of SLEEPER's sched_waking
+# events (each followed by its stacktrace trigger's "=> func" lines) did
+# not come from a pipe write; with SHOW, the first SHOW of them, stacks
+# included, instead of the count.
+other_wakings() {
+    awk -v sleeper="$2" -v show="${3:-0}" '
+        function flush() { if (keep) { n++; if (n <= show) print blk } keep = 0 }
+        / sched_waking: / { flush(); keep = index($0, " pid=" sleeper " ") > 0; blk = $0; next }
+        /=> / { blk = blk "\n" $0; if ($0 ~ /pipe_write/) keep = 0 }
+        END { flush(); if (!show) print n + 0 }' "$1"
+}
 # The sleeper's other wakings (6.18, 7.3: the waker's polling read of the
 # ready pipe holds the pipe's mutex while the sleeper writes to it, and its
 # unlock wakes the sleeper, blocked on CPU 1: one more search, prev idle)
@@ -2578,9 +2593,8 @@ sis_smt_checks() {
             SCENARIO_ARGS="--filter unoccupied" wakeloop_scenario "$mode" sibling "2 3" 0 -c 0 -b -s 2000 -n $n
             echo '!stacktrace' >"$TRACEFS/events/sched/sched_waking/trigger"
             trace_end "$W/sibling.$mode.trace"
-            sleeper=$(sed -n 's/.* sleeper \([0-9]*\) .*/\1/p' "$wl" | head -n 1)
-            extra=$(awk -v sleeper="${sleeper:--1}" '/ sched_waking: / { n += keep; keep = index($0, " pid=" sleeper " ") > 0; next }
-                /=> .*pipe_write/ { keep = 0 } END { print n + keep }' "$W/sibling.$mode.trace")
+            sleeper=$(wl_sleeper "$wl")
+            extra=$(other_wakings "$W/sibling.$mode.trace" "$sleeper")
             landed1=$(wl_count "$wl" landed 1); landed1=${landed1:-0}
             [ $(( landed1 * 2 )) -ge "$n" ] && break
             note "  $mode sibling, try $attempt: CPU 1 busy at $(( n - landed1 )) of $n wakeups; runnable there now: $(cpu_occupants 1)"
@@ -2600,10 +2614,7 @@ sis_smt_checks() {
         fi
         if [ "${search:-0}" -gt $(( n + extra )) ]; then
             # more searches than wakings: the other wakings' stacks
-            awk -v sleeper="$sleeper" '/ sched_waking: / { flush(); keep = index($0, " pid=" sleeper " "); blk = $0; next }
-                /=> / { blk = blk "\n" $0; if ($0 ~ /pipe_write/) keep = 0; next }
-                function flush() { if (keep && shown < 2) { print blk; shown++ } keep = 0 }
-                END { flush() }' "$W/sibling.$mode.trace" | head -n 40 | cut -c 1-150 | diag 40
+            other_wakings "$W/sibling.$mode.trace" "$sleeper" 2 | head -n 40 | cut -c 1-150 | diag 40
         fi
         v4_counts
         # The busy cores' answer holds for the scenario as designed: CPU 1
