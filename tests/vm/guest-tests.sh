@@ -23,7 +23,7 @@
 #                       (sis_filter_real_checks; the patched kernel)
 #   SCHEDSCAN_FILTER_REAL_V4=1  the same for the v4 port (SIS_FILTER_V4,
 #                       the patched kernel booted with SMT)
-#   SCHEDSCAN_ONLY      comma list of FUNCTION[:ARG]: run only those check
+#   SCHEDSCAN_ONLY      comma list of FUNCTION[:ARG[:ARG]]: run only those check
 #                       functions (a developer's narrowed boot, never CI's)
 
 BIN=${SCHEDSCAN_BIN:-/schedscan}
@@ -61,6 +61,16 @@ notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $(tagged "$*")
 diag()  { head -n "${1:-20}" | sed 's/^/#   /'; }
 note()  { echo "# $*"; }
 now()   { cut -d' ' -f1 /proc/uptime; }
+# timed STAGE ARGS...: runs a stage and says how long it took (where a
+# guest's time goes: vmcheck sums these per stage and kernel)
+timed() {
+    local timed_t0 timed_rc   # stages nest
+    timed_t0=$(now)
+    "$@"
+    timed_rc=$?
+    note "time: $* $(awk -v a="$timed_t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+    return $timed_rc
+}
 
 # --------------------------------------------------------------- JSON helpers
 # The tools print one JSON object per line:
@@ -316,15 +326,28 @@ run_tool() {
     fi
     note "running: $tool --mode $mode --json --duration $DUR"   # names the culprit of a hang
     before=$(bpf_state)
-    start_load "$tool"
-    sleep 1
+    # The load runs from the moment the tool says it is tracing until its
+    # summary: with every CPU busy, the tool's attach took 28 s instead of
+    # 3 s, and its detach 9 s instead of 1 (idlebal --mode fentry, 6.18).
+    # numascan's load starts first: memtouch's pages must be in place and
+    # scanned for hint faults to fall in a 3 s window.
+    [ "$tool" = numascan ] && { start_load "$tool"; sleep 1; }
     kstat_snap "$W/kstat.before"
     t0=$(now)
-    timeout "$TOOL_TIMEOUT" "$BIN/$tool" --mode "$mode" --json --duration "$DUR" >"$out" 2>"$err"
-    rc=$?
+    : >"$W/ready"; : >"$W/run.rc"
+    # (its exit status through a file: stop_load waits for every child)
+    ( timeout "$TOOL_TIMEOUT" "$BIN/$tool" --mode "$mode" --json --duration "$DUR" --ready-fd 3 \
+          3>"$W/ready" >"$out" 2>"$err"
+      echo $? >"$W/run.rc" ) &
+    tpid=$!
+    while [ ! -s "$W/ready" ] && kill -0 $tpid 2>/dev/null; do sleep 0.1; done
+    [ "$tool" = numascan ] || start_load "$tool"
+    while ! grep -q '"type" *: *"summary"' "$out" && kill -0 $tpid 2>/dev/null; do sleep 0.2; done
+    stop_load "$tool"
+    wait $tpid
+    rc=$(cat "$W/run.rc"); rc=${rc:-1}
     t1=$(now)
     kstat_snap "$W/kstat.after"
-    stop_load "$tool"
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 
     why=""
@@ -454,6 +477,24 @@ list_check() {
     fi
 }
 
+# spinners_around "CPUS" WORKLOAD...: a spinner pinned to each CPU of CPUS
+# (a CPU twice: two), a second for their load to show in the CPUs' util
+# (PELT) and in SIS_UTIL's scan limit (set at load balancing), WORKLOAD,
+# then the spinners killed. For sisscan_around: the spinners start once
+# the tool is tracing and end before it detaches, both of which took
+# several times longer on busy CPUs under TCG.
+spinners_around() {
+    for c in $1; do
+        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
+        LOAD_PIDS="$LOAD_PIDS $!"
+    done
+    shift
+    sleep 1
+    "$@"
+    sa_rc=$?
+    [ -n "$LOAD_PIDS" ] && kill $LOAD_PIDS 2>/dev/null
+    return $sa_rc
+}
 # sisscan_around OUT ERR "WORKLOAD" ARGS...: sisscan ARGS (JSON) attached
 # before WORKLOAD starts (it says so on --ready-fd) and stopped by SIGINT
 # once WORKLOAD has ended; its exit status in rc.
@@ -494,34 +535,44 @@ load_idlebal() {
     # pinned spinners on both nodes (two on CPU 0: the root domain stays
     # overloaded, so every CPU that goes idle runs newidle passes, and
     # balancing meets tasks it may not move), two short unpinned ones
-    # forked on one CPU and spread by balancing, and wakeups, for 48 s.
-    # An idle row's width is the idle load balance runs in the edges (22-55
-    # passes of domain 0 in 14 clean-clone runs, at 36 s and 48 s alike)
-    # over the row's count, and that count is set by how many CPUs the load
-    # leaves idle (each balanced every few ms), not by the run's length.
-    # With three unpinned spinners domain 0's idle row scattered over
-    # 1950-9226 passes (6.1 fentry at 48 s: 2601-4948, 1.98% wide once;
-    # 2.30% at 36 s); two leave one CPU more idle: 4061-9103 over three
-    # narrowed guest runs (6.1 fentry 6087-6827), idle rows at most 0.97%
-    # wide.
-    load_secs=48
-    "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l1=$!
-    "$WL/spinner" -c 0 -s $load_secs >/dev/null 2>&1 & l0=$!
-    "$WL/spinner" -c 4 -s $load_secs >/dev/null 2>&1 & l2=$!
-    "$WL/pingpong" -n $((load_secs * 2500)) >/dev/null 2>&1 & l3=$!
-    r=0
-    while [ $r -lt $load_secs ]; do
+    # forked on one CPU and spread by balancing, and wakeups.
+    # An idle row's width is the idle balance passes in the edges over the
+    # row's count. The edges are a burst at each cut, whole idle load
+    # balance runs (one run balances every idle CPU's domains): 17-45
+    # passes of domain 0 over 6.1-7.3 (and 22-55 in 14 clean-clone runs on
+    # 6.1/6.12), whatever the run's length. The rate of the passes in
+    # between is the kernel's: per second of this load, domain 0's idle
+    # row had 85-180 on 6.1 and 6.12, 95-115 on 7.3, but 57 (fentry) and
+    # 32 (kprobe) on 6.18, whose 48 s then left 1519 passes against 33 in
+    # the edges (2.17% wide). So the load runs until the kernel's own
+    # count of that row reaches 4000 (an edge of 45 is then 1.1%), for 24 s
+    # at least and 96 s at most, read with kstat every 4 s.
+    min_secs=24 max_secs=96 target=4000
+    "$WL/spinner" -c 0 -s $max_secs >/dev/null 2>&1 & l1=$!
+    "$WL/spinner" -c 0 -s $max_secs >/dev/null 2>&1 & l0=$!
+    "$WL/spinner" -c 4 -s $max_secs >/dev/null 2>&1 & l2=$!
+    "$WL/pingpong" -n $((max_secs * 2500)) >/dev/null 2>&1 & l3=$!
+    d0_first=$(d0_idle_passes)
+    r=0 d0_passes=0
+    while [ $r -lt $max_secs ]; do
         "$WL/spinner" -s 1 >/dev/null 2>&1 & s1=$!
         "$WL/spinner" -s 1 >/dev/null 2>&1
         wait $s1
         r=$((r + 1))
+        if [ $((r % 4)) = 0 ]; then
+            d0_passes=$(($(d0_idle_passes) - d0_first))
+            [ $r -ge $min_secs ] && [ $d0_passes -ge $target ] && break
+        fi
     done
-    wait $l0 $l1 $l2 $l3
+    kill $l0 $l1 $l2 $l3 2>/dev/null
+    wait $l0 $l1 $l2 $l3 2>/dev/null
+    note "load_idlebal: ${r} s of load, domain 0's idle row ${d0_passes} passes by the kernel's count (target $target)"
     # The CPUs the load leaves idle rebalance in a burst (their intervals
     # were busy ones): let it pass inside the window, not in the cut after
     # it (seen: 25 idle passes of domain 0 in 38 ms of edges without this).
     sleep 1
 }
+d0_idle_passes() { "$WL/kstat" -q | awk '$1 == "lb_count_d0_idle" { n = $2 } END { print n + 0 }'; }
 # Few context switches: schedstat's rq_cpu_time starts and ends each run
 # at the scheduler clock of __schedule()'s start, not at the switch the
 # tool sees, so each switch shifts the two idle times apart by its own
@@ -1887,8 +1938,8 @@ numascan_audit() {
 numascan_checks() {
     for mode in $MODES; do
         case $mode in
-        fentry|kprobe) numascan_remote "$mode"; numascan_ownvmas "$mode"; numascan_pid_hash "$mode"
-                       numascan_audit "$mode" ;;
+        fentry|kprobe) timed numascan_remote "$mode"; timed numascan_ownvmas "$mode"
+                       timed numascan_pid_hash "$mode"; timed numascan_audit "$mode" ;;
         esac
     done
 }
@@ -1924,13 +1975,10 @@ wakeloop_scenario() {  # wakeloop_scenario MODE TAG "SPIN CPUS" NO_SIS_UTIL(0|1)
     sr_mode=$1 sr_tag=$2 sr_spin=$3 sr_noutil=$4
     shift 4
     if [ "$sr_noutil" = 1 ]; then echo NO_SIS_UTIL >"$FEATURES"; fi
-    for c in $sr_spin; do
-        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
-        LOAD_PIDS="$LOAD_PIDS $!"
-    done
     wl=$W/scenario.$sr_tag.$sr_mode.wl
     # shellcheck disable=SC2086 # SCENARIO_ARGS: more sisscan options
-    sisscan_around "$W/scenario.$sr_tag.$sr_mode.json" "$W/scenario.err" "\"$WL/wakeloop\" $* >\"$wl\" 2>&1" \
+    sisscan_around "$W/scenario.$sr_tag.$sr_mode.json" "$W/scenario.err" \
+        "spinners_around '$sr_spin' \"\$WL/wakeloop\" $* >\"$wl\" 2>&1" \
         --mode "$sr_mode" --comm wakeloop --linear ${SCENARIO_ARGS:-}
     stop_load
     # what the tool reads for sched_feat(SIS_UTIL), while it is off
@@ -2379,7 +2427,7 @@ sis_wake_target() {  # MODE
 }
 
 sis_checks() {
-    for mode in $MODES; do sis_audit "$mode"; done
+    for mode in $MODES; do timed sis_audit "$mode"; done
     KIND=behaviour
     "$BIN/sisscan" --filter real -d 1 >/dev/null 2>"$W/real.err"
     rc=$?
@@ -2388,19 +2436,19 @@ sis_checks() {
     else
         notok "sisscan --filter real on a stock kernel # exit $rc: $(head -c 200 "$W/real.err")"
     fi
-    for mode in $MODES; do sis_no_miss "$mode"; done
+    for mode in $MODES; do timed sis_no_miss "$mode"; done
     if [ ! -w "$FEATURES" ]; then
         KIND="known answer"
         notok "sisscan known answers # no $FEATURES to turn SIS_UTIL off"
         return
     fi
     : >"$W/agree"
-    for mode in $MODES; do sis_known_answer "$mode"; done
-    for mode in $MODES; do sis_wake_target "$mode"; done
+    for mode in $MODES; do timed sis_known_answer "$mode"; done
+    for mode in $MODES; do timed sis_wake_target "$mode"; done
     for mode in $MODES; do
-        case $mode in fentry|kprobe) sis_util_checks "$mode" ;; esac
+        case $mode in fentry|kprobe) timed sis_util_checks "$mode" ;; esac
     done
-    case " $MODES " in *" fentry "*) compare_sis_util fentry ;; esac
+    case " $MODES " in *" fentry "*) timed compare_sis_util fentry ;; esac
     # The tiers measured the same workload: their common numbers agree
     # (sis_search within 2%, domain searches within 5%, the depth-2 share
     # within 10 points: each run has its own few kworker-disturbed
@@ -3038,33 +3086,33 @@ selection_checks() {
 }
 
 if [ -n "${SCHEDSCAN_MUTATIONS:-}" ]; then
-    run_mutations
+    timed run_mutations
 elif [ "${SCHEDSCAN_SMT:-0}" = 1 ]; then
-    sis_smt_checks
-    [ "${SCHEDSCAN_SELECTION:-0}" = 1 ] && selection_checks
+    timed sis_smt_checks
+    [ "${SCHEDSCAN_SELECTION:-0}" = 1 ] && timed selection_checks
 elif [ "${SCHEDSCAN_FILTER_REAL:-0}" = 1 ]; then
-    sis_filter_real_checks SIS_FILTER overloaded
+    timed sis_filter_real_checks SIS_FILTER overloaded
 elif [ "${SCHEDSCAN_FILTER_REAL_V4:-0}" = 1 ]; then
-    sis_filter_real_checks SIS_FILTER_V4 unoccupied
+    timed sis_filter_real_checks SIS_FILTER_V4 unoccupied
 elif [ -n "${SCHEDSCAN_ONLY:-}" ]; then
     # a developer's narrowed boot (VM_CMDLINE=SCHEDSCAN_ONLY=...):
-    # FUNCTION[:ARG] items, comma separated, e.g. compare_sis_util:fentry
+    # FUNCTION[:ARG...] items, comma separated, e.g. compare_sis_util:fentry
     for item in $(echo "$SCHEDSCAN_ONLY" | tr ',' ' '); do
         case $item in
-            *:*) "${item%%:*}" "${item#*:}" ;;
-            *) "$item" ;;
+            *:*) timed "${item%%:*}" $(echo "${item#*:}" | tr ':' ' ') ;;
+            *) timed "$item" ;;
         esac
     done
 else
     for tool in $TOOLS; do
         for mode in $MODES; do
-            run_tool "$tool" "$mode"
+            timed run_tool "$tool" "$mode"
         done
     done
-    run_brackets "$MODES"
-    case " $TOOLS " in *" sisscan "*) sis_checks ;; esac
-    case " $TOOLS " in *" idlebal "*) idlebal_checks ;; esac
-    case " $TOOLS " in *" numascan "*) numascan_checks ;; esac
+    timed run_brackets "$MODES"
+    case " $TOOLS " in *" sisscan "*) timed sis_checks ;; esac
+    case " $TOOLS " in *" idlebal "*) timed idlebal_checks ;; esac
+    case " $TOOLS " in *" numascan "*) timed numascan_checks ;; esac
 fi
 
 # tier_lists: what each tool measures on this kernel in each --mode, from
@@ -3110,7 +3158,7 @@ auto_covers() {
 
 if [ -z "${SCHEDSCAN_MUTATIONS:-}${SCHEDSCAN_SMT:-}${SCHEDSCAN_FILTER_REAL:-}${SCHEDSCAN_FILTER_REAL_V4:-}" ] &&
    [ "$MODES" = "fentry kprobe tracepoint" ]; then
-    tier_lists
+    timed tier_lists
 fi
 
 # kernel log: no oops / BUG / WARNING / lockdep splat / verifier crash

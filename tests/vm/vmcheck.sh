@@ -78,9 +78,13 @@ fi
 
 # ----------------------------------------------------------------- kernels
 mkdir -p "$out" "$kcache"
-if ! "$here/fetch-kernels.sh" "$kcache" > "$out/fetch.log" 2>&1; then
+# this run's selection in its own output directory: vmchecks of other
+# series may share the kernel cache
+selected=$out/selected
+rm -f "$selected"
+if ! FETCH_SELECTED=$selected "$here/fetch-kernels.sh" "$kcache" > "$out/fetch.log" 2>&1; then
     cat "$out/fetch.log" | comment
-    if [ ! -s "$kcache/selected" ]; then
+    if [ ! -s "$selected" ]; then
         tap_notok "vmcheck: fetch Debian kernels # see $out/fetch.log"
         finish
     fi
@@ -409,6 +413,10 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
         tap_ok "$label: guest booted and finished (${el}s, $seen guest tests)"
     fi
 
+    # where the guest's time went, per stage (guest-tests.sh's timed;
+    # a stage's time includes the stages it calls)
+    echo "vmcheck: $label: seconds per stage: $(tr -d '\r' < "$log" | awk '$1 == "#" && $2 == "time:" { t[$3] += $(NF - 1) }
+        END { for (s in t) printf "%s %.0f, ", s, t[s] }' | sed 's/, $//')"
     # the host parsers' fixtures come from the standard boot
     [ "$label" = "$kver" ] && [[ $label != *-sisfilter ]] || { echo "vmcheck: $label: guest ran ${el}s (console log: $log)"; return; }
     for f in schedstat vmstat; do
@@ -459,7 +467,7 @@ SMT_CPU=${VM_SMT_CPU:-Skylake-Server}
 if [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_SMT:-1}" != only ]; then
     while read -r series kver; do
         [ -n "$kver" ] && queue "$series" "$kver" "$kver" - -
-    done < "$kcache/selected"
+    done < "$selected"
 fi
 
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
@@ -468,13 +476,13 @@ fi
 if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] || [ "${VM_SMT:-1}" = only ]; } &&
    [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
     # The selection options' matrix (issue 32) in one boot: the newest kernel's.
-    newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$kcache/selected")
+    newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$selected")
     while read -r series kver; do
         [ -n "$kver" ] || continue
         selection=""
         [ "$kver" = "$newest" ] && selection=SCHEDSCAN_SELECTION=1
         queue "$series" "$kver" "$kver-smt" "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_SMT=1 $selection
-    done < "$kcache/selected"
+    done < "$selected"
 fi
 
 # The SIS_FILTER boots (issue 13): Debian's 6.1 source with the draft's

@@ -131,7 +131,9 @@ struct {
 
 /* include/linux/sched.h and kernel/sched/fair.c #defines (not in BTF). */
 #define TASK_WAKING 0x00000200
+#define TASK_ON_RQ_QUEUED 1
 #define TASK_ON_RQ_MIGRATING 2
+#define TASK_RUNNING 0x00000000
 #define MAX_RT_PRIO 100
 #define LBF_ACTIVE_LB 0x10
 /* The softirq enum is anonymous, so no CO-RE name for it: stable since 2.6. */
@@ -203,6 +205,43 @@ static __always_inline bool task_h_idle(struct task_struct *p)
 	return false;
 }
 
+/* 6.12+: a sleeper whose dequeue was delayed stays queued. */
+struct sched_entity___delayed {
+	unsigned char sched_delayed;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool dequeue_delayed(struct task_struct *p)
+{
+	struct sched_entity___delayed *se = (void *)&p->se;
+
+	return bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed);
+}
+
+/*
+ * The runqueue's running task, when it is a runnable non-idle CFS task:
+ * one of the runnable non-idle tasks, whatever the counters say. 7.3
+ * ends a delayed dequeue (fair.c __dequeue_task()) by taking the task off
+ * h_nr_runnable a second time, firing sched_update_nr_running_tp there,
+ * and only then putting it back (clear_delayed()): a spinner's CPU
+ * whose delayed sleeper was dequeued at a pick that kept the spinner
+ * read 0 runnable, "unoccupied", until its next event. A task on its
+ * way to sleep is not TASK_RUNNING, so it is not counted here.
+ */
+static __always_inline bool curr_runnable_nonidle(struct rq *rq)
+{
+	struct task_struct *curr = BPF_CORE_READ(rq, curr);
+	unsigned int policy;
+
+	if (!curr || BPF_CORE_READ(curr, pid) == 0)
+		return false;
+	policy = BPF_CORE_READ(curr, policy);
+	if (policy != SCHED_NORMAL && policy != SCHED_BATCH)
+		return false;
+	return BPF_CORE_READ(curr, __state) == TASK_RUNNING &&
+	       task_on_rq(curr) == TASK_ON_RQ_QUEUED && !dequeue_delayed(curr) &&
+	       !task_h_idle(curr);
+}
+
 /*
  * Runnable non-idle CFS tasks, less the SCHED_IDLE ones (seed 001's
  * cfs_rq_overloaded() operand).
@@ -210,8 +249,9 @@ static __always_inline bool task_h_idle(struct task_struct *p)
 static __always_inline __u32 rq_nonidle_runnable(struct rq *rq)
 {
 	__u32 runnable = cfs_rq_h_nr_runnable(&rq->cfs), idle = cfs_rq_h_nr_idle(&rq->cfs);
+	__u32 nonidle = runnable > idle ? runnable - idle : 0;
 
-	return runnable > idle ? runnable - idle : 0;
+	return nonidle ? nonidle : curr_runnable_nonidle(rq);
 }
 
 /* A kernel thread whose name begins with prefix ("ksoftirqd/", ...). */
@@ -678,18 +718,6 @@ static __always_inline int nr_running_changed(struct rq *rq)
 TRACEPOINT_HOOK(sched_update_nr_running_tp, nr_running_changed(rq), struct rq *rq)
 
 /* ------------------------------------------------------------- idle time */
-
-/* 6.12+: a sleeper whose dequeue was delayed stays queued. */
-struct sched_entity___delayed {
-	unsigned char sched_delayed;
-} __attribute__((preserve_access_index));
-
-static __always_inline bool dequeue_delayed(struct task_struct *p)
-{
-	struct sched_entity___delayed *se = (void *)&p->se;
-
-	return bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ(se, sched_delayed);
-}
 
 /*
  * A CPU is idle while it runs its idle task (pid 0): from the switch to
