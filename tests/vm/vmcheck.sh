@@ -219,6 +219,16 @@ run_jobs() {
     local n=${#JOBS[@]} next=0 done_to=0 i label par=${VM_PARALLEL:-2}
     local -A pid=()
     while [ "$done_to" -lt "$n" ]; do
+        # a boot that has ended frees its slot at once, wherever it is in
+        # the queue (a slot held until the boots queued before it were
+        # reported stood idle for 12 of a run's 33 minutes)
+        for i in "${!pid[@]}"; do
+            read -r _ _ label _ <<<"${JOBS[$i]}"
+            if [ -s "$out/out/$label/rc" ]; then
+                wait "${pid[$i]}" || true
+                unset "pid[$i]"
+            fi
+        done
         # the patched kernel's boots wait for its build
         while [ "$next" -lt "$n" ] && [ ${#pid[@]} -lt "$par" ]; do
             if [[ ${JOBS[$next]} == *" @patched "* ]] && ! patched_ready; then
@@ -231,16 +241,8 @@ run_jobs() {
             echo "vmcheck: booting $label ($(date +%T))"
             next=$((next + 1))
         done
-        # report, in queue order, every boot that has finished
-        while [ "$done_to" -lt "$n" ]; do
-            read -r _ _ label _ <<<"${JOBS[$done_to]}"
-            if [ -n "${pid[$done_to]:-}" ]; then
-                [ -s "$out/out/$label/rc" ] || break
-                wait "${pid[$done_to]}" || true
-                unset "pid[$done_to]"
-            elif [ "$done_to" -ge "$next" ]; then
-                break
-            fi
+        # report, in queue order, every boot that has ended (or was skipped)
+        while [ "$done_to" -lt "$next" ] && [ -z "${pid[$done_to]:-}" ]; do
             report_job "$done_to"
             done_to=$((done_to + 1))
         done
@@ -463,11 +465,13 @@ trap 'pkill -P $$ 2>/dev/null || :; [ -z "${pbuild:-}" ] || pkill -P "$pbuild" 2
 SMT_SMP=8,sockets=2,cores=2,threads=2
 SMT_CPU=${VM_SMT_CPU:-Skylake-Server}
 
-# The stock boots: one per kernel series, every tool in every tier.
+# The stock boots: one per kernel series, every tool in every tier. The
+# newest first, here and below: they run longest, and a long boot queued
+# last would leave the other slot idle at the end.
 if [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_SMT:-1}" != only ]; then
     while read -r series kver; do
         [ -n "$kver" ] && queue "$series" "$kver" "$kver" - -
-    done < "$selected"
+    done < <(tac "$selected")
 fi
 
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
@@ -482,7 +486,7 @@ if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 
         selection=""
         [ "$kver" = "$newest" ] && selection=SCHEDSCAN_SELECTION=1
         queue "$series" "$kver" "$kver-smt" "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_SMT=1 $selection
-    done < "$selected"
+    done < <(tac "$selected")
 fi
 
 # The SIS_FILTER boots (issue 13): Debian's 6.1 source with the draft's

@@ -222,10 +222,11 @@ static __always_inline bool dequeue_delayed(struct task_struct *p)
  * one of the runnable non-idle tasks, whatever the counters say. 7.3
  * ends a delayed dequeue (fair.c __dequeue_task()) by taking the task off
  * h_nr_runnable a second time, firing sched_update_nr_running_tp there,
- * and only then putting it back (clear_delayed()): a spinner's CPU
- * whose delayed sleeper was dequeued at a pick that kept the spinner
- * read 0 runnable, "unoccupied", until its next event. A task on its
- * way to sleep is not TASK_RUNNING, so it is not counted here.
+ * and only then putting it back (clear_delayed()), so the count reads
+ * one short at that event: a spinner's CPU whose delayed sleeper was
+ * dequeued at a pick that kept the spinner read 0 runnable,
+ * "unoccupied", until its next event. A task on its way to sleep is not
+ * TASK_RUNNING, so it is not counted here.
  */
 static __always_inline bool curr_runnable_nonidle(struct rq *rq)
 {
@@ -249,7 +250,18 @@ static __always_inline bool curr_runnable_nonidle(struct rq *rq)
 static __always_inline __u32 rq_nonidle_runnable(struct rq *rq)
 {
 	__u32 runnable = cfs_rq_h_nr_runnable(&rq->cfs), idle = cfs_rq_h_nr_idle(&rq->cfs);
-	__u32 nonidle = runnable > idle ? runnable - idle : 0;
+	__u32 nonidle;
+
+	/*
+	 * The same 7.3 event on a CPU whose last task was the delayed one
+	 * reads the unsigned count at 0 - 1: UINT_MAX runnable tasks, an
+	 * idle CPU "overloaded" until its next event (seen: LLC 4-7
+	 * overloaded while idle 97.6% of a run where ftrace saw no runqueue
+	 * there hold two tasks for more than 30 ms). The true count is 0.
+	 */
+	if ((__s32)runnable < 0)
+		runnable = 0;
+	nonidle = runnable > idle ? runnable - idle : 0;
 
 	return nonidle ? nonidle : curr_runnable_nonidle(rq);
 }
@@ -724,18 +736,21 @@ TRACEPOINT_HOOK(sched_update_nr_running_tp, nr_running_changed(rq), struct rq *r
  * it to the switch away. Only that CPU switches its own tasks, so the
  * duration has a single writer. Per CPU, so only -C applies.
  */
-static __always_inline int note_switch(struct task_struct *prev, __u32 next_pid)
+static __always_inline int note_switch(__u32 next_pid)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct idlebal_cpu *state;
 	__u64 ended;
 
 	/*
-	 * A task that went to sleep and stayed queued, delayed, left the
-	 * runnable count without an nr_running change: only then is the
-	 * overload state recomputed here (every other change has its event).
+	 * Where delayed dequeue keeps sleepers queued, the runnable count
+	 * changes without an nr_running change (a task that went to sleep
+	 * delayed), and 7.3 fires the nr_running event of a delayed task's
+	 * final dequeue with the count one short, put right after it: the
+	 * overload state is recomputed at each switch, where the counts of
+	 * the pick that ran just before are whole.
 	 */
-	if (track_runnable && prev && dequeue_delayed(prev)) {
+	if (track_runnable) {
 		struct rq *rq = cpu_rq_of(cpu);
 
 		if (rq)
@@ -753,14 +768,14 @@ static __always_inline int note_switch(struct task_struct *prev, __u32 next_pid)
 	return 0;
 }
 
-TRACEPOINT_HOOK(sched_switch, note_switch(prev, BPF_CORE_READ(next, pid)), bool preempt,
+TRACEPOINT_HOOK(sched_switch, note_switch(BPF_CORE_READ(next, pid)), bool preempt,
 		struct task_struct *prev, struct task_struct *next)
 
-/* The classic record has no task_struct: the overload state waits for the next event. */
+/* The classic record has no task_struct, which note_switch() does without. */
 SEC("tracepoint/sched/sched_switch")
 int sched_switch__tp(struct trace_event_raw_sched_switch *ctx)
 {
-	return note_switch(NULL, BPF_CORE_READ(ctx, next_pid));
+	return note_switch(BPF_CORE_READ(ctx, next_pid));
 }
 
 /*
