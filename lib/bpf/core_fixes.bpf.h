@@ -61,7 +61,12 @@ static __always_inline __u32 cfs_rq_h_nr_idle(struct cfs_rq *cfs_rq)
 /*
  * Runnable tasks below this cfs_rq: h_nr_runnable where delayed dequeue
  * keeps sleepers queued (6.14, and 6.12's stable backport), which leaves
- * them out; the queued count before.
+ * them out; the queued count before. 7.3's __dequeue_task() fires
+ * sched_update_nr_running_tp in the middle of a delayed task's final
+ * dequeue, with the task taken off h_nr_runnable twice until
+ * clear_delayed() adds it back: on a runqueue whose last task it was, the
+ * unsigned count reads 0 - 1 there (UINT_MAX runnable tasks: idlebal saw
+ * an idle CPU "overloaded" 97.6% of a run). The true count is 0.
  */
 struct cfs_rq___runnable {
 	unsigned int h_nr_runnable;
@@ -71,8 +76,11 @@ static __always_inline __u32 cfs_rq_h_nr_runnable(struct cfs_rq *cfs_rq)
 {
 	struct cfs_rq___runnable *cfs = (void *)cfs_rq;
 
-	if (bpf_core_field_exists(cfs->h_nr_runnable))
-		return BPF_CORE_READ(cfs, h_nr_runnable);
+	if (bpf_core_field_exists(cfs->h_nr_runnable)) {
+		__u32 runnable = BPF_CORE_READ(cfs, h_nr_runnable);
+
+		return (__s32)runnable < 0 ? 0 : runnable;
+	}
 	return cfs_rq_h_nr_queued(cfs_rq);
 }
 

@@ -249,19 +249,9 @@ static __always_inline bool curr_runnable_nonidle(struct rq *rq)
  */
 static __always_inline __u32 rq_nonidle_runnable(struct rq *rq)
 {
+	/* (cfs_rq_h_nr_runnable() reads 7.3's count below zero as 0) */
 	__u32 runnable = cfs_rq_h_nr_runnable(&rq->cfs), idle = cfs_rq_h_nr_idle(&rq->cfs);
-	__u32 nonidle;
-
-	/*
-	 * The same 7.3 event on a CPU whose last task was the delayed one
-	 * reads the unsigned count at 0 - 1: UINT_MAX runnable tasks, an
-	 * idle CPU "overloaded" until its next event (seen: LLC 4-7
-	 * overloaded while idle 97.6% of a run where ftrace saw no runqueue
-	 * there hold two tasks for more than 30 ms). The true count is 0.
-	 */
-	if ((__s32)runnable < 0)
-		runnable = 0;
-	nonidle = runnable > idle ? runnable - idle : 0;
+	__u32 nonidle = runnable > idle ? runnable - idle : 0;
 
 	return nonidle ? nonidle : curr_runnable_nonidle(rq);
 }
