@@ -63,7 +63,8 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 UNIT_BPF   := $(patsubst tests/unit/%.bpf.c,%,$(wildcard tests/unit/*.bpf.c))
 TOOL_BINS  := $(addprefix $(BUILD)/,$(TOOLS))
 # kstat prints the kernel's own counters (lib/schedstat.c, lib/vmstat.c).
-STATIC_BINS := $(addprefix $(BUILD)/static/,$(TOOLS)) \
+# check: the check runner (tests/check), for the host and the guests.
+STATIC_BINS := $(addprefix $(BUILD)/static/,$(TOOLS) check) \
                $(addprefix $(BUILD)/static/workloads/,$(WORKLOADS) kstat)
 WORKLOAD_BINS := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) kstat)
 BENCH_BINS := $(BUILD)/bench/floor
@@ -191,6 +192,19 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB_HDRS) $(wildcard t
 
 $(foreach b,$(UNIT_BPF),$(eval $(BUILD)/tests/unit/test_$(b): $(OBJ)/tests/$(b).skel.h))
 
+# The check runner: on the host with ASan+UBSan, static in the guests.
+CHECK_SRCS := $(wildcard tests/check/*.c)
+CHECK_DEPS := $(CHECK_SRCS) $(wildcard tests/check/*.h) $(LIB_HDRS)
+CHECK_BIN  := $(BUILD)/tests/check/check
+$(CHECK_BIN): $(CHECK_DEPS) $(SAN_LIB_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -Itests/check $(CHECK_SRCS) $(SAN_LIB_A) -lm -o $@
+
+$(BUILD)/static/check: $(CHECK_DEPS) $(LIB_A) | $(BUILD)/static
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/check $(CHECK_SRCS) $(LIB_A) -static -lm -o $@
+
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) over lib/ built by clang with
 # ASan and UBSan; make check runs each briefly, make fuzz for long.
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -229,10 +243,10 @@ vmlinux:
 unit: $(UNIT_BINS)
 	@tests/run-suites.sh unit
 
-live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS) $(BENCH_BINS) $(STATIC_BINS)
+live: $(TOOL_BINS) $(WORKLOAD_BINS) $(SAN_TOOLS) $(BENCH_BINS) $(STATIC_BINS) $(CHECK_BIN)
 	@tests/run-suites.sh live
 
-robustness: $(TOOL_BINS) $(WORKLOAD_BINS) $(FUZZ_BINS)
+robustness: $(TOOL_BINS) $(WORKLOAD_BINS) $(FUZZ_BINS) $(CHECK_BIN)
 	@tests/run-suites.sh robustness
 
 # Long fuzzing (FUZZ_SECONDS per harness, default 300); new coverage is
@@ -252,13 +266,13 @@ kernels-doc:
 	@echo "docs/kernels.md rendered from $(BUILD)/vm/out"
 
 # Proves the suites fail when a tool miscounts (tests/selftest-mutations.sh).
-mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TEST_BINS)
+mutation: $(TOOL_BINS) $(WORKLOAD_BINS) $(CHECK_BIN) $(TEST_BINS) $(STATIC_BINS) $(STATIC_TEST_BINS)
 	@tests/run-suites.sh mutation
 
 # check = deps + build + every suite; the last line is
 # "N passed, N failed, N skipped".
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS) \
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_TOOLS) $(STATIC_BINS) $(CHECK_BIN) \
 		$(TEST_BINS) $(STATIC_TEST_BINS) $(FUZZ_BINS) $(BENCH_BINS)
 	@tests/run-suites.sh unit live robustness vm mutation
 
@@ -283,9 +297,9 @@ bench: deps
 	@python3 bench/bench.py
 
 lint:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  --std=c11 --suppress=unknownMacro -Ilib -Itests/unit \
-	  lib $(filter-out %.bpf.c,$(wildcard tools/*/*.c)) tests/unit tests/workloads \
+	  lib $(filter-out %.bpf.c,$(wildcard tools/*/*.c)) tests/unit tests/workloads tests/check \
 	  bench/floor.c
 
 install: $(TOOL_BINS)

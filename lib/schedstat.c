@@ -963,3 +963,22 @@ const char *schedstat_cpu_field_name(enum schedstat_cpu_field field)
 {
 	return (unsigned int)field < SS_CPU_NR_FIELDS ? cpu_names[field] : "?";
 }
+
+void schedstat_clocks(long long *ktime_ns, long long *cpu_clock_ns)
+{
+	char line[256];
+	double ms;
+	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
+
+	*ktime_ns = *cpu_clock_ns = 0;
+	if (!f)
+		return;
+	/* the header's lines; the per-CPU sections that follow are long */
+	for (int i = 0; i < 8 && fgets(line, sizeof(line), f); i++) {
+		if (sscanf(line, "ktime : %lf", &ms) == 1)
+			*ktime_ns = (long long)(ms * 1e6);
+		else if (sscanf(line, "cpu_clk : %lf", &ms) == 1)
+			*cpu_clock_ns = (long long)(ms * 1e6);
+	}
+	fclose(f);
+}

@@ -226,4 +226,13 @@ const char *schedstat_lb_field_name(enum schedstat_lb_field field);
 const char *schedstat_domain_field_name(enum schedstat_domain_field field);
 const char *schedstat_cpu_field_name(enum schedstat_cpu_field field);
 
+/*
+ * "ktime" and "cpu_clk" of debugfs sched/debug's header, in ns (0 if
+ * absent): the scheduler's run and wait times (rq_cpu_time, run_delay,
+ * /proc/PID/schedstat) run on cpu_clk, bpf_ktime_get_ns() and
+ * CLOCK_MONOTONIC on ktime, and under emulation their rates differ (1% in
+ * the TCG guests).
+ */
+void schedstat_clocks(long long *ktime_ns, long long *cpu_clock_ns);
+
 #endif /* SCHEDSCAN_SCHEDSTAT_H */

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# idlebal on the host (tracepoint tier): overloaded-while-idle time in
-# scenarios whose answer follows from the definition (seed 001's
-# cfs_rq_overloaded() and need_pull_cfs_task()), and migrations by cause.
-# This host has two CPUs in one LLC and one node; the tool runs pinned
-# to CPU 1, next to the scenario's overloaded runqueue, so that CPU 0 is
-# left idle (or to the scenario).
+# idlebal on the host (tracepoint tier): the SCHED_IDLE overload scenario
+# against the kernel's events, and migrations by cause. The other
+# overloaded-while-idle scenarios are checks of the runner, written once
+# for the host and the guests (tests/check/idlebal_overload.c,
+# idlebal.known.overload.*).
 source "$(dirname "$0")/lib.sh"
 ensure_tracefs
 
@@ -22,6 +21,11 @@ stop_spinners() {
 }
 at_exit stop_spinners
 
+# The SCHED_IDLE scenario stays here, not in the runner: on this host a
+# service's threads run on CPU 0 without their time showing in their
+# schedstat or in /proc/stat (seen with perf's sched_switch: 173 ms of a 4 s
+# window, none of it in /proc/PID/task/TID/schedstat), so only the kernel's
+# own events bound CPU 0's unoccupied time here (ftrace_unoccupied.py).
 # scenario TAG: idlebal -i 0.5 around 4 s of the spinners started before
 # (pinned to CPU 1 itself); sets share (the overload_llc, overload_node
 # and overload_system shares of the inner intervals, in %, the first and
@@ -80,42 +84,6 @@ share_line() {
 }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
-
-# Two CPU-bound tasks pinned to CPU 1 (with the tool): CPU 1 has two
-# runnable non-idle tasks all the time, so the LLC (node, system) is
-# overloaded while idle exactly when CPU 0 is unoccupied, which here is
-# when it runs its idle task (the tool's cpus.idle_ns, checked against
-# bpftrace in test_tables): the host's own work keeps CPU 0 busy 2-5%, but
-# a CI run saw it 31% busy (LLC 69%, CPU 0 idle 69.01%: the tool was right),
-# so the answer is CPU 0's idle time, whatever it is, as long as it is large
-# enough (20%) for the equality to mean something.
-spin -c 1
-spin -c 1
-scenario pinned
-if [ "$intervals" -ge 3 ] && ge "$idle0" 20 && le "$(echo "$share_llc - $idle0" | bc | tr -d -)" 1 &&
-	[ "$share_node" = "$share_llc" ] && [ "$share_system" = "$share_llc" ]; then
-	pass "idlebal: two spinners pinned to CPU 1: overloaded while idle = CPU 0's idle time (within 1% of the window; $(share_line))"
-else
-	fail "idlebal: two pinned spinners: overloaded while idle = CPU 0's idle time" "$(share_line)"
-fi
-# The episode that lasts the whole run is split between the intervals: each
-# inner interval holds CPU 0's idle time of that interval, whatever began
-# before it.
-if [ "$intervals" -ge 3 ] && le "$worst" 1; then
-	pass "idlebal: an episode open across interval boundaries is split between them (every inner interval's time = CPU 0's idle time in it, within ${worst}% of its length)"
-else
-	fail "idlebal: an episode across interval boundaries is split between them" "largest gap ${worst}% of an interval"
-fi
-
-# The same two tasks free to move: the balancer separates them at once.
-spin
-spin
-scenario free
-if [ "$intervals" -ge 3 ] && le "$share_llc" 5 && le "$share_system" 5; then
-	pass "idlebal: two spinners free to move: overloaded while idle at most 5% ($(share_line))"
-else
-	fail "idlebal: two free spinners: overloaded while idle at most 5%" "$(share_line)"
-fi
 
 # CPU 1 overloaded and CPU 0 running a SCHED_IDLE spinner:
 # sched-idle counts as idle (need_pull_cfs_task(): h_nr_running ==
@@ -193,16 +161,6 @@ if [ "$intervals" -ge 3 ] && [ "${ref_intervals:-0}" = "$intervals" ] && ge "${r
 else
 	fail "idlebal: a SCHED_IDLE CPU counts as idle (the tool's time between the kernel's events' unoccupied time (inner intervals) and the spinner's run time (whole run), 1% slack, the bracket at most 30% wide)" "$sched_idle_line"
 fi
-spin -c 1
-spin -c 1
-spin -c 0
-scenario busy
-if [ "$intervals" -ge 3 ] && le "$share_llc" 5 && le "$share_system" 5; then
-	pass "idlebal: CPU 1 overloaded, CPU 0 running a normal spinner: nothing idle, at most 5% ($(share_line))"
-else
-	fail "idlebal: an occupied CPU does not count as idle" "$(share_line)"
-fi
-
 # A SCHED_IDLE spinner whose affinity flips: every migration is an
 # affinity move of an idle task (seed 001's task_h_idle()).
 kind "known answer"

@@ -1145,115 +1145,38 @@ newidle_classes() {
 # and last left out: their edges are start-up and stop) that each group
 # spent overloaded while idle, ov_episodes to the episodes begun in
 # them, ov_intervals to their number.
-overload_scenario() {
-    os_out=$W/overload.$1.json
-    grep '^cpu[0-9]' /proc/stat >"$W/overload.stat.a"
-    if tool_start "$os_out" "$W/overload.err" idlebal --mode tracepoint -i 0.5 -d 300; then
-        eval "$3"
-        sleep "$2"
-    fi
-    grep '^cpu[0-9]' /proc/stat >"$W/overload.stat.b"
-    # The tool first: stop_load waits for every child.
-    kill -INT $tpid 2>/dev/null
-    wait $tpid
-    rc=$?
-    stop_load
-    eval "$(awk "$TABLE_AWK"'
-        /"type":"interval"/ { n++; line[n] = $0 }
-        END {
-            for (r = 3; r <= n - 2; r++) {
-                $0 = line[r]; len = rec_time("end") - rec_time("start"); total += len
-                k = rows("overload_llc")
-                for (j = 1; j <= k; j++) {
-                    l = field(row[j], "llc"); llc[l] += field(row[j], "overloaded_idle_ns")
-                    if (l == 0) { by1 += field(row[j], "overloaded_1_ns"); by2 += field(row[j], "overloaded_2_ns") }
-                }
-                k = rows("overload_system")
-                for (j = 1; j <= k; j++) {
-                    sys += field(row[j], "overloaded_idle_ns"); ep += field(row[j], "overload_episodes")
-                }
-                used++
-            }
-            if (!total) total = 1
-            printf "ov_llc0=%.1f ov_llc1=%.1f ov_system=%.1f ov_by1=%.1f ov_by2=%.1f ov_episodes=%d ov_intervals=%d\n",
-                llc[0] / total / 1e7, llc[1] / total / 1e7, sys / total / 1e7, by1 / total / 1e7,
-                by2 / total / 1e7, ep, used
-        }' "$os_out")"
-}
-overload_verdict() {  # overload_verdict DESC CONDITION
-    detail="LLC 0-3 ${ov_llc0}% (with 1 overloaded runqueue ${ov_by1}%, 2-3 ${ov_by2}%), LLC 4-7 ${ov_llc1}%, system ${ov_system}% of $ov_intervals half-second intervals, $ov_episodes system episodes begun in them"
-    if [ "$rc" = 0 ] && [ "${ov_intervals:-0}" -ge 3 ] && eval "$2"; then
-        ok "$1 ($detail)"
-    else
-        notok "$1 # exit $rc: $detail"
-        tail -n 3 "$W/overload.err" | diag 3
-        # which CPU was idle, and what an earlier check may have left running
-        note "  the kernel's idle time per CPU over the run (/proc/stat, ms): $(awk 'NR == FNR { a[$1] = $5; next } { printf "%s:%d ", substr($1, 4), ($5 - a[$1]) * 10 }' "$W/overload.stat.a" "$W/overload.stat.b")"
-        note "  idlebal's idle per CPU over the run (cpu:ms/episodes): $(json_summary "$os_out" | awk "$TABLE_AWK"'{
-            n = rows("cpus"); for (k = 1; k <= n; k++) printf "%s:%d/%s ", field(row[k], "cpu"), field(row[k], "idle_ns") / 1e6, field(row[k], "idle_episodes") }')"
-        for c in 0 1 2 3 4 5 6 7; do note "  runnable on CPU $c now: $(cpu_occupants $c | tr '\n' ' ')"; done
+# run_checks ARGS...: the check runner (tests/check) with ARGS, its
+# results renumbered into this stream (they carry their own [KIND]); a
+# runner that crashes, or whose plan does not match its results, fails.
+run_checks() {
+    rc_out=$W/check.out
+    "$BIN/check" --bin "$BIN" --work "$W/check" "$@" >"$rc_out" 2>"$W/check.err"
+    rc_status=$?
+    rc_plan=""
+    rc_seen=0
+    while IFS= read -r line; do
+        case "$line" in
+            "ok "[0-9]*" - "*)
+                N=$((N + 1)); rc_seen=$((rc_seen + 1))
+                case "$line" in *" # SKIP "*) SKIPPED=$((SKIPPED + 1)) ;; esac
+                echo "ok $N - ${MUTATION:+mutation $MUTATION: }${line#ok * - }" ;;
+            "not ok "[0-9]*" - "*)
+                N=$((N + 1)); FAILED=$((FAILED + 1)); rc_seen=$((rc_seen + 1))
+                echo "not ok $N - ${MUTATION:+mutation $MUTATION: }${line#not ok * - }" ;;
+            1..[0-9]*) rc_plan=${line#1..} ;;
+            *) echo "$line" ;;
+        esac
+    done <"$rc_out"
+    if [ "$rc_status" -gt 1 ] || [ "$rc_plan" != "$rc_seen" ]; then
+        KIND=behaviour
+        notok "check $*: the runner finished # exit $rc_status, plan '${rc_plan}', $rc_seen results: $(head -c 300 "$W/check.err")"
     fi
 }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 idlebal_checks() {
-    # Overloaded while idle (tracepoint tier, one run each): seed 001's
-    # rule is more than one runnable non-idle CFS task on a runqueue while
-    # another CPU of the group is idle or runs only SCHED_IDLE tasks.
-    KIND="known answer"
-    overload_scenario pinned 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
-    # The episode goes on across the interval cuts: fewer begin in the
-    # intervals than there are intervals. Not "at most one": the kernel
-    # itself may end the state for a moment, e.g. a stop_machine() runs
-    # the stopper on every CPU, so that none is idle (a clocksource
-    # change is one, tested below; a CI run once saw 2 episodes begin
-    # with 100.0% of the time overloaded while idle).
-    overload_verdict "idlebal: two spinners pinned to CPU 1, the rest idle: LLC 0-3 and the system overloaded while idle at least 95% (by one runqueue), LLC 4-7 at most 5%; the episode goes on across the interval cuts (fewer begun than intervals)" \
-        'ge "$ov_llc0" 95 && ge "$ov_by1" 95 && ge "$ov_system" 95 && le "$ov_llc1" 5 && [ "$ov_episodes" -lt "$ov_intervals" ]'
-    # The same with two stop_machine() calls in the middle (a change of
-    # clocksource and back: timekeeping_notify() in 6.1 and 6.12): the
-    # stopper occupies every CPU, none is idle or runs only SCHED_IDLE,
-    # so the state ends and a new episode begins after each.
-    cs_dir=/sys/devices/system/clocksource/clocksource0
-    cs_now=$(cat $cs_dir/current_clocksource 2>/dev/null)
-    cs_other=$(tr ' ' '\n' <$cs_dir/available_clocksource 2>/dev/null | grep -v -x -e "$cs_now" -e '' | head -n 1)
-    if [ -n "$cs_now" ] && [ -n "$cs_other" ] && [ -w $cs_dir/current_clocksource ]; then
-        overload_scenario stop_machine 2 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-            "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-            sleep 2; echo "$cs_other" >$cs_dir/current_clocksource; echo "$cs_now" >$cs_dir/current_clocksource'
-        cs_back=$(cat $cs_dir/current_clocksource)
-        overload_verdict "idlebal: two spinners pinned to CPU 1 and two stop_machine() calls (clocksource $cs_now -> $cs_other -> $cs_back): the state ends and begins again, at least one episode begun in the intervals, still overloaded while idle at least 95%" \
-            '[ "$cs_back" = "$cs_now" ] && [ "$ov_episodes" -ge 1 ] && ge "$ov_system" 95'
-    else
-        skip "idlebal: two spinners pinned to CPU 1 and two stop_machine() calls: an episode begins after each" \
-            "no second clocksource to switch to ('$cs_now', available '$(cat $cs_dir/available_clocksource 2>/dev/null)')"
-    fi
-    overload_scenario two_rqs 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 2 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 2 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
-    overload_verdict "idlebal: two spinners each on CPUs 1 and 2: LLC 0-3 overloaded while idle at least 95% by two runqueues" \
-        'ge "$ov_llc0" 95 && ge "$ov_by2" 95'
-    # The same two free to move: the balancer separates them at once.
-    overload_scenario free 4 '"$WL/spinner" -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'
-    overload_verdict "idlebal: two spinners free to move: no group overloaded while idle more than 5% once they are apart" \
-        'le "$ov_llc0" 5 && le "$ov_llc1" 5 && le "$ov_system" 5'
-    # SCHED_IDLE spinners on every other CPU: those count as idle.
-    idle_others=""
-    for c in 0 2 3 4 5 6 7; do
-        idle_others="$idle_others \"\$WL/spinner\" -i -c $c -s 600 >/dev/null 2>&1 & LOAD_PIDS=\"\$LOAD_PIDS \$!\";"
-    done
-    overload_scenario sched_idle 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'"$idle_others"
-    overload_verdict "idlebal: CPU 1 overloaded, every other CPU running only a SCHED_IDLE spinner: sched-idle counts as idle, at least 95% in LLC 0-3 and the system" \
-        'ge "$ov_llc0" 95 && ge "$ov_system" 95'
-    overload_scenario busy_others 4 '"$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"
-        "$WL/spinner" -c 1 -s 600 >/dev/null 2>&1 & LOAD_PIDS="$LOAD_PIDS $!"'"$(echo "$idle_others" | sed 's/ -i / /g')"
-    overload_verdict "idlebal: CPU 1 overloaded, every other CPU running a normal spinner: nothing idle, at most 5% anywhere" \
-        'le "$ov_llc0" 5 && le "$ov_llc1" 5 && le "$ov_system" 5'
+    # Overloaded while idle (seed 001's rule): the runner's scenarios,
+    # written once for the host and the guests (tests/check/idlebal_overload.c).
+    run_checks --tier tracepoint --id 'idlebal.known.overload.*'
 
     # Migrations by cause across LLCs: wakeloop's sleeper sleeps on CPU 4
     # (LLC 4-7; it moves itself there before each sleep, an affinity move)

@@ -67,7 +67,7 @@ finish() {
 
 # --------------------------------------------------------------- preflight
 missing=""
-for t in sisscan idlebal numascan workloads/pingpong workloads/spinner workloads/memtouch workloads/numaremote workloads/ownvmas; do
+for t in sisscan idlebal numascan check workloads/pingpong workloads/spinner workloads/memtouch workloads/numaremote workloads/ownvmas; do
     [ -x "$static/$t" ] || missing="$missing $t"
 done
 if [ ! -d "$static" ]; then
@@ -136,6 +136,12 @@ for t in $(echo "${VM_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' '); do TOOLS_
 
 record() {  # record KVER RESULT(ok|not ok) DESC
     local kver=$1 res=$2 desc=$3 tool mode key tiers rest
+    # a check of the runner (tests/check): "TOOL.KIND.NAME [TIER]: ..."
+    if [[ $desc =~ ^([a-z]+)\.(truth|known|consistency|behaviour)\.[a-z0-9_.]+\ \[([a-z]+)\] ]]; then
+        tool=${BASH_REMATCH[1]}; mode=${BASH_REMATCH[3]}
+        [ "$res" = ok ] || CELL[$tool|$kver|$mode]=WRONG
+        return 0
+    fi
     # a count against the kernel's: "TOOL METRIC [TIER] within ..." or
     # "TOOL METRIC within ... (--mode MODE)"
     if [[ $desc =~ ^([a-z_]+)\ [a-z_.]+\ \[([a-z_]+)\]\ within ]] ||
@@ -187,6 +193,15 @@ expect_named() {
         tap_ok "$label: every expected $what ran ($n kinds by name)"
     fi
 }
+
+# Every check of the runner (tests/check) in each of its tiers, by id: a
+# standard boot runs them all ("ID [TIER]" as a pattern).
+REGISTRY=()
+if [ -x "$static/check" ]; then
+    mapfile -t REGISTRY < <("$static/check" --list | awk 'NR > 1 {
+        id = $1; gsub(/[.]/, "[.]", id); n = split($3, t, ",")
+        for (i = 1; i <= n; i++) print id " \\[" t[i] "\\]" }')
+fi
 
 # ------------------------------------------------------------- the boots
 # Each boot is a job: "SERIES KVER LABEL SMP CPU GUEST_ARGS..." (SMP and CPU
@@ -367,10 +382,6 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
             'idlebal ilb_kicks \[' \
             'idlebal newidle_calls \[fentry\]' 'idlebal newidle_calls \[kprobe\]' \
             'idlebal --mode fentry --svg: three outcome bars' 'idlebal --mode kprobe --svg: three outcome bars' \
-            'idlebal: two spinners pinned to CPU 1' 'idlebal: two spinners free to move' \
-            'idlebal: two spinners each on CPUs 1 and 2' \
-            'idlebal: CPU 1 overloaded, every other CPU running only a SCHED_IDLE' \
-            'idlebal: CPU 1 overloaded, every other CPU running a normal spinner' \
             'idlebal: wakeloop across LLCs' \
             'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
             'numascan numa_hint_faults_local \[fentry\]' 'numascan numa_hint_faults_local \[kprobe\]' \
@@ -407,7 +418,8 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
             'sisscan --list-metrics: auto reports every metric the tracepoint tier does' \
             'idlebal --list-metrics: auto reports every metric the tracepoint tier does' \
             'numascan --list-metrics: auto reports every metric the tracepoint tier does' \
-            'sisscan --list-metrics, the idle probe.s function hidden: auto reports every metric'
+            'sisscan --list-metrics, the idle probe.s function hidden: auto reports every metric' \
+            "${REGISTRY[@]}"
     fi
     if [ -z "$plan" ] || [ "$plan" != "$seen" ]; then
         tap_notok "$label: guest TAP stream complete # plan ${plan:-missing}, saw $seen results"

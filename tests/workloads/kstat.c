@@ -48,13 +48,13 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
+#include "procstat.h"
 #include "schedstat.h"
 #include "util.h"
 #include "vmstat.h"
+#include "windowcut.h"
 
 /* "Totals:\n    Hits: N" of a tracefs hist file, or -1. */
 static long long hist_hits(const char *path)
@@ -71,128 +71,24 @@ static long long hist_hits(const char *path)
 	return value;
 }
 
-/* "ktime" and "cpu_clk" (ms) of sched/debug's header, in ns; 0 if absent. */
-static void sched_clocks(long long *ktime_ns, long long *cpu_clock_ns)
-{
-	char line[256];
-	double ms;
-	FILE *f = fopen("/sys/kernel/debug/sched/debug", "r");
-
-	*ktime_ns = *cpu_clock_ns = 0;
-	if (!f)
-		return;
-	for (int i = 0; i < 8 && fgets(line, sizeof(line), f); i++) {
-		if (sscanf(line, "ktime : %lf", &ms) == 1)
-			*ktime_ns = (long long)(ms * 1e6);
-		else if (sscanf(line, "cpu_clk : %lf", &ms) == 1)
-			*cpu_clock_ns = (long long)(ms * 1e6);
-	}
-	fclose(f);
-}
-
-/* Lines (complete records) in path; -1 if unreadable. */
-static long count_lines(const char *path)
-{
-	char buf[65536];
-	long lines = 0;
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		for (size_t i = 0; i < n; i++)
-			lines += buf[i] == '\n';
-	fclose(f);
-	return lines;
-}
-
 /*
- * SIGUSR1 to the tool, then wait (30 s at most) for its record in path.
- * Woken by inotify when the file grows rather than by polling: every
- * wakeup and sleep of ours is scheduler work (newidle balancing among
- * it) in the edges the brackets must keep small.
+ * Sum of idle + iowait over the CPUs of /proc/stat, in ns, and in irq_ns
+ * the same plus irq + softirq; -1 if unreadable. Each CPU's idle in *per_cpu.
  */
-static int cut_window(pid_t pid, const char *path)
+static long long cpu_idle_ns(long long *irq_ns, struct procstat *per_cpu)
 {
-	const struct timespec ms = { 0, 1000000 };
-	int fd = inotify_init1(IN_CLOEXEC);
-	long before = count_lines(path);
-	double deadline = realtime_seconds() + 30;
+	long long idle = 0, irq = 0;
 
-	if (fd >= 0 && inotify_add_watch(fd, path, IN_MODIFY) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	if (before < 0 || kill(pid, SIGUSR1)) {
-		perror("kstat: cut");
-		if (fd >= 0)
-			close(fd);
+	if (procstat_read(NULL, per_cpu, NULL, 0))
 		return -1;
+	for (int cpu = 0; cpu < per_cpu->nr_cpus; cpu++) {
+		const struct procstat_cpu *c = &per_cpu->cpu[cpu];
+
+		idle += (long long)procstat_idle_ns(c);
+		irq += (long long)(procstat_idle_ns(c) + c->irq + c->softirq);
 	}
-	while (realtime_seconds() < deadline) {
-		if (fd >= 0) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			char events[4096];
-
-			if (poll(&p, 1, 1000) > 0 && read(fd, events, sizeof(events)) < 0)
-				break;
-		} else {
-			nanosleep(&ms, NULL);
-		}
-		if (count_lines(path) > before) {
-			if (fd >= 0)
-				close(fd);
-			return 0;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	fprintf(stderr, "kstat: no record from %d in %s after 30 s\n", (int)pid, path);
-	return -1;
-}
-
-/* Each CPU's idle + iowait in ticks, as cpu_idle_ns() last read them. */
-#define KSTAT_MAX_CPUS 1024
-static unsigned long long idle_ticks_of[KSTAT_MAX_CPUS];
-static int idle_cpus_seen;
-
-/*
- * Sum of idle + iowait over the cpuN lines of /proc/stat, in ns, and in
- * irq_ns the same plus irq + softirq; -1 if unreadable.
- */
-static long long cpu_idle_ns(long long *irq_ns)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	unsigned long long ticks = 0, irq_ticks = 0;
-	char line[512];
-	FILE *f = fopen("/proc/stat", "r");
-	int cpus = 0;
-
-	if (!f || hz <= 0) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		int cpu;
-
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user,
-			   &nice, &sys, &idle, &iowait, &irq, &softirq) == 8) {
-			ticks += idle + iowait;
-			irq_ticks += irq + softirq;
-			cpus++;
-			if (cpu >= 0 && cpu < KSTAT_MAX_CPUS) {
-				idle_ticks_of[cpu] = idle + iowait;
-				if (cpu >= idle_cpus_seen)
-					idle_cpus_seen = cpu + 1;
-			}
-		}
-	}
-	fclose(f);
-	*irq_ns = (long long)((ticks + irq_ticks) * (1000000000ULL / (unsigned long long)hz));
-	return cpus ? (long long)(ticks * (1000000000ULL / (unsigned long long)hz)) : -1;
+	*irq_ns = irq;
+	return idle;
 }
 
 int main(int argc, char **argv)
@@ -206,6 +102,7 @@ int main(int argc, char **argv)
 		"numa_hint_faults_local", "numa_pages_migrated", "pgfault",
 	};
 	struct schedstat ss;
+	struct procstat per_cpu = { 0 };
 	struct vmstat vm;
 	char err[256];
 	uint64_t value;
@@ -225,8 +122,10 @@ int main(int argc, char **argv)
 		cut_file = comma + 1;
 		argc -= 2;
 		argv += 2;
-		if (cut_window(cut_pid, cut_file))
+		if (window_cut(cut_pid, cut_file, err, sizeof(err))) {
+			fprintf(stderr, "kstat: %s\n", err);
 			return 1;
+		}
 	}
 	/* -q: /proc/schedstat and the hist files only: a shorter cut. */
 	if (argc > 1 && !strcmp(argv[1], "-q")) {
@@ -236,10 +135,10 @@ int main(int argc, char **argv)
 	}
 	nr_hist = argc - 1 < 16 ? argc - 1 : 16;
 	before = realtime_seconds();
-	idle_ns = quick ? -1 : cpu_idle_ns(&idle_irq_ns);
+	idle_ns = quick ? -1 : cpu_idle_ns(&idle_irq_ns, &per_cpu);
 	ktime_ns = cpu_clock_ns = 0;
 	if (!quick)
-		sched_clocks(&ktime_ns, &cpu_clock_ns);
+		schedstat_clocks(&ktime_ns, &cpu_clock_ns);
 
 	have_schedstat = !schedstat_read(NULL, &ss, err, sizeof(err));
 	if (!have_schedstat)
@@ -255,16 +154,19 @@ int main(int argc, char **argv)
 	printf("realtime_before %.6f\nrealtime_after %.6f\n", before,
 	       realtime_seconds());
 	fflush(stdout);
-	if (cut_file && cut_window(cut_pid, cut_file))
+	if (cut_file && window_cut(cut_pid, cut_file, err, sizeof(err))) {
+		fprintf(stderr, "kstat: %s\n", err);
 		return 1;
+	}
 	if (ktime_ns && cpu_clock_ns)
 		printf("ktime_ns %lld\ncpu_clock_ns %lld\n", ktime_ns, cpu_clock_ns);
 	if (idle_ns >= 0) {
-		unsigned long long ns_per_tick = 1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK);
-
 		printf("cpu_idle_ns %lld\ncpu_idle_irq_ns %lld\n", idle_ns, idle_irq_ns);
-		for (int cpu = 0; cpu < idle_cpus_seen; cpu++)
-			printf("cpu%d_idle_ns %llu\n", cpu, idle_ticks_of[cpu] * ns_per_tick);
+		for (int cpu = 0; cpu < per_cpu.nr_cpus; cpu++)
+			if (per_cpu.present[cpu])
+				printf("cpu%d_idle_ns %llu\n", cpu,
+				       (unsigned long long)procstat_idle_ns(&per_cpu.cpu[cpu]));
+		procstat_free(&per_cpu);
 	}
 	if (have_schedstat) {
 		printf("schedstat_version %d\n", ss.version);

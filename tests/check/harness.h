@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a scenario does to the machine: workloads started and stopped, a
+ * tool run with window cuts, the kernel's per-task counters.
+ */
+#ifndef SCHEDSCAN_CHECK_HARNESS_H
+#define SCHEDSCAN_CHECK_HARNESS_H
+
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "check.h"
+#include "jsonparse.h"
+
+/* The end of a variadic argument list: a null pointer of the type read. */
+#define ARGS_END ((char *)NULL)
+
+/*
+ * Starts check_env.workloads/NAME with the NULL-terminated arguments,
+ * output to /dev/null; workloads_stop() kills every one started. The pid,
+ * or -1 with a sentence in err.
+ */
+pid_t workload_start(char *err, size_t errlen, const char *name, ...)
+	__attribute__((sentinel));
+void workloads_stop(void);
+
+/* Pins the calling thread to cpu, the old mask saved in old; 0 or -1. */
+int pin_self(int cpu, cpu_set_t *old);
+void unpin_self(const cpu_set_t *old);
+
+/* A tool running with --json --ready-fd, its stdout in a file. */
+struct tool_run {
+	pid_t pid;
+	char out[256], err[256];
+	int status;		/* exit status after tool_stop(), -1 if killed */
+};
+/*
+ * Starts check_env.bin/TOOL --mode TIER --json --ready-fd N ARGS... (NULL
+ * terminated) pinned to cpu (-1: anywhere), and waits (60 s at most) until
+ * it says it is tracing. tag names its files in check_env.work.
+ */
+int tool_start(struct tool_run *t, const char *tool, enum check_tier tier, int cpu,
+	       const char *tag, char *err, size_t errlen, ...) __attribute__((sentinel));
+/* SIGUSR1: ends the tool's interval, and waits for its record (30 s at most). */
+int tool_cut(struct tool_run *t, char *err, size_t errlen);
+/* SIGINT, then waits for its exit (30 s, then SIGKILL). */
+int tool_stop(struct tool_run *t);
+
+/* The tool's records, one parsed JSON object a line. */
+struct records {
+	size_t n;
+	struct jv *rec;
+};
+int records_read(const char *path, struct records *out, char *err, size_t errlen);
+void records_free(struct records *r);
+/* The k-th record of type ("interval", "summary"), counting from 0; -1: the last. */
+const struct jv *record_of_type(const struct records *r, const char *type, long k);
+/* A record's window, end - start, in seconds (0 if absent). */
+double record_seconds(const struct jv *rec);
+/* Sums column of the rows of table whose key column equals key (key < 0: every row). */
+double table_sum(const struct jv *rec, const char *table, const char *key_column, long key,
+		 const char *column);
+
+/* A task's run time and wait time so far (/proc/PID/schedstat), ns; 0 or -1. */
+int task_schedstat(pid_t pid, uint64_t *run_ns, uint64_t *wait_ns);
+/*
+ * The run time and wait time (run_delay) so far of each task on the
+ * machine but the runner's own (this process, its workloads, its tool),
+ * by TID: where the other tasks could have occupied a CPU.
+ */
+struct task_snapshot {
+	size_t n, cap;
+	struct task_times {
+		pid_t tid;
+		uint64_t run_ns, wait_ns;
+	} *task;
+};
+int tasks_snapshot(struct task_snapshot *s);
+/* The run and wait times between two snapshots: per task, a new task's all of it. */
+void tasks_between(const struct task_snapshot *before, const struct task_snapshot *after,
+		   uint64_t *run_ns, uint64_t *wait_ns);
+void tasks_free(struct task_snapshot *s);
+
+#endif
