@@ -68,13 +68,16 @@ struct overload_setup {
 
 struct cpu_window {
 	double idle_ns, taken_ns;	/* /proc/stat: idle + iowait; irq + softirq + steal */
-	double sched_idle_run_ns;	/* the CPU's SCHED_IDLE spinner's run time */
+	double sched_idle_run_ns;	/* the CPU's SCHED_IDLE spinner's run time between its reads */
+	double sched_idle_run_lo_ns;	/* ... at least this much of it inside the tool's window */
 	double normal_wait_ns;		/* the other tasks' waits on it; -1: unknown */
+	double spinner_read_begin, spinner_read_end;	/* its first read began, its last ended */
 	bool sched_idle_spinner;
 };
 
 struct overload_data {
 	double window_s;		/* the tool's window */
+	double window_ns;		/* ... in ns */
 	double ref_window_ns;		/* between the kernel reads */
 	double others_run_ns, others_wait_ns;	/* every task's but the scenario's */
 	double sched_clock_rate;		/* ktime ns per scheduler-clock ns */
@@ -97,6 +100,8 @@ struct kernel_reads {
 	double mono_ns;
 	struct procstat stat;
 	uint64_t spinner_run[MAX_CPUS], spinner_wait[MAX_CPUS];
+	/* realtime s just before and after each spinner's read, the tool's clock */
+	double spinner_read_begin[MAX_CPUS], spinner_read_end[MAX_CPUS];
 	struct task_snapshot others;	/* every task's run and waits but ours */
 	struct schedstat sched;		/* per-CPU run_delay, where the kernel has schedstats */
 	bool have_sched;
@@ -110,12 +115,19 @@ static int read_kernel(struct kernel_reads *k, const pid_t *idle_spinner, int nr
 	k->mono_ns = (double)monotonic_ns();
 	if (procstat_read(NULL, &k->stat, err, errlen))
 		return -1;
-	for (int c = 0; c < nr_cpus; c++)
-		if (idle_spinner[c] > 0 &&
-		    task_schedstat(idle_spinner[c], &k->spinner_run[c], &k->spinner_wait[c])) {
+	for (int c = 0; c < nr_cpus; c++) {
+		int failed;
+
+		if (idle_spinner[c] <= 0)
+			continue;
+		k->spinner_read_begin[c] = realtime_seconds();
+		failed = task_schedstat(idle_spinner[c], &k->spinner_run[c], &k->spinner_wait[c]);
+		k->spinner_read_end[c] = realtime_seconds();
+		if (failed) {
 			procstat_free(&k->stat);
 			return errmsg(err, errlen, "cannot read /proc/%d/schedstat", (int)idle_spinner[c]);
 		}
+	}
 	if (tasks_snapshot(&k->others)) {
 		procstat_free(&k->stat);
 		return errmsg(err, errlen, "cannot read the tasks' /proc/PID/task/TID/schedstat");
@@ -203,6 +215,31 @@ static void sleep_seconds(double s)
 
 	while (nanosleep(&ts, &ts))
 		;
+}
+
+/*
+ * The spinner's run between its reads, less the time from its first read
+ * to the window's start and from the window's end to its last read: at
+ * least this much of it ran inside the tool's window. The reads are
+ * bounded by realtime stamps on our side; the window by the tool's
+ * realtime stamps, taken after a cut's signal and before its record,
+ * so inside the reads whatever the runner was preempted for between them.
+ */
+static void spinner_run_in_window(struct overload_data *d, const struct jv *win)
+{
+	double start, end;
+
+	if (!jv_number(jv_get(win, "start"), &start) || !jv_number(jv_get(win, "end"), &end))
+		return;
+	for (int c = 0; c < d->nr_cpus; c++) {
+		struct cpu_window *w = &d->cpu[c];
+		double outside;
+
+		if (!w->sched_idle_spinner)
+			continue;
+		outside = fmax(0, start - w->spinner_read_begin) + fmax(0, w->spinner_read_end - end);
+		w->sched_idle_run_lo_ns = fmax(0, w->sched_idle_run_ns - outside * 1e9);
+	}
 }
 
 static int overload_run(const struct overload_setup *setup, enum check_tier tier,
@@ -296,9 +333,12 @@ static int overload_run(const struct overload_setup *setup, enum check_tier tier
 		w->idle_ns = (double)(procstat_idle_ns(&b.stat.cpu[c]) - procstat_idle_ns(&a.stat.cpu[c]));
 		w->taken_ns = (double)(procstat_idle_upper_ns(&b.stat.cpu[c]) -
 				       procstat_idle_upper_ns(&a.stat.cpu[c])) - w->idle_ns;
-		if (idle_spinner[c] > 0)
+		if (idle_spinner[c] > 0) {
 			w->sched_idle_run_ns = (double)(b.spinner_run[c] - a.spinner_run[c]) *
 					       d->sched_clock_rate;
+			w->spinner_read_begin = a.spinner_read_begin[c];
+			w->spinner_read_end = b.spinner_read_end[c];
+		}
 		/* the waits on c of every task but its SCHED_IDLE spinner */
 		w->normal_wait_ns = -1;
 		if (run_delay(&a, c) >= 0 && run_delay(&b, c) >= 0) {
@@ -328,6 +368,8 @@ stop:
 
 			d->window_s = record_seconds(win);
 			ns = d->window_s * 1e9;
+			d->window_ns = ns;
+			spinner_run_in_window(d, win);
 			for (int l = 0; l < t->nr_llcs && l < MAX_CPUS; l++) {
 				d->llc_pct[l] = 100 * table_sum(win, "overload_llc", "llc", l, "overloaded_idle_ns") / ns;
 				d->llc_one_pct[l] = 100 * table_sum(win, "overload_llc", "llc", l, "overloaded_1_ns") / ns;
@@ -368,13 +410,18 @@ static void unoccupied_union(const struct overload_data *d, const struct cpumask
 		/* c's own waits where the kernel counts them, else every task's */
 		double waits = w->normal_wait_ns >= 0 ? w->normal_wait_ns : d->others_wait_ns;
 
-		/* in % of each window: the tool's and the kernel reads' differ by the cuts */
+		/*
+		 * In % of the tool's window. The kernel's counts span the reads
+		 * around it, which take longer when the runner is preempted on
+		 * the overloaded CPU: whatever they add outside the window
+		 * widens the bounds, never narrows them.
+		 */
 		if (w->sched_idle_spinner) {
-			l = 100 * (w->sched_idle_run_ns - waits) / d->ref_window_ns;
+			l = 100 * (w->sched_idle_run_lo_ns - waits) / d->window_ns;
 			h = d->tool_idle_pct[c] +
-			    100 * (w->sched_idle_run_ns + w->taken_ns) / d->ref_window_ns;
+			    100 * (w->sched_idle_run_ns + w->taken_ns) / d->window_ns;
 		} else {
-			l = d->tool_idle_pct[c] - 100 * waits / d->ref_window_ns;
+			l = d->tool_idle_pct[c] - 100 * waits / d->window_ns;
 			h = d->tool_idle_pct[c];
 		}
 		max_lo = fmax(max_lo, l);
@@ -394,13 +441,15 @@ static void diag_cpus(struct check_run *r, const struct overload_data *d)
 		strbuf_printf(&b, "%d:%.2f/%.2f/%.2f", c, d->tool_idle_pct[c],
 			      100 * w->idle_ns / d->ref_window_ns, 100 * w->taken_ns / d->ref_window_ns);
 		if (w->sched_idle_spinner)
-			strbuf_printf(&b, "+%.1f", 100 * w->sched_idle_run_ns / d->ref_window_ns);
+			strbuf_printf(&b, "+%.1f(>=%.1f%% of the tool's)",
+				      100 * w->sched_idle_run_ns / d->ref_window_ns,
+				      100 * w->sched_idle_run_lo_ns / d->window_ns);
 		if (w->normal_wait_ns >= 0)
 			strbuf_printf(&b, " waits %.2f", 100 * w->normal_wait_ns / d->ref_window_ns);
 		strbuf_printf(&b, " ");
 	}
-	check_diag(r, "per CPU, %% of the window: the tool's idle/proc idle/irq+softirq+steal[+SCHED_IDLE spinner's run][ waits]: %s",
-		   b.buf ? b.buf : "");
+	check_diag(r, "per CPU, %% of the %.3f s between the kernel reads: the tool's idle (%% of its window)/proc idle/irq+softirq+steal[+SCHED_IDLE spinner's run][ waits]: %s",
+		   d->ref_window_ns / 1e9, b.buf ? b.buf : "");
 	check_diag(r, "the other tasks waited %.2f%% of the window (their schedstat shows them running %.2f%%)",
 		   100 * d->others_wait_ns / d->ref_window_ns, 100 * d->others_run_ns / d->ref_window_ns);
 	check_diag(r, "the tool: system %.2f%% (%g episodes begun) in %.3f s; the scheduler's clock at %.4f ns of ktime a ns",

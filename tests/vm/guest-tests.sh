@@ -2507,9 +2507,13 @@ v4_counts() {  # sets vfp vfn vupd audits from $summary
     vupd=$(json_metric "$summary" filter_unoccupied_updates)
     audits=$(json_metric "$summary" audits)
 }
+# Every landing on CPU 2 of a wakee that did not sleep there is a scan
+# that probed prev 1's sibling order and stopped at 2: a domain hit at
+# depth 2. The wakeups that found CPU 2 busy too (TCG's vCPUs hold a
+# migration thread or kworker there: 42 of 400 in a CI run) answer nothing.
 prev_skipped_answer() {
-    [ "$rc" = 0 ] && [ -n "$slept1" ] && [ -n "$landed2" ] && [ -n "$depth2" ] &&
-        [ $(( ${hit:-0} * 10 )) -ge $(( slept1 * 9 )) ] && [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] &&
+    [ "$rc" = 0 ] && [ -n "$slept1" ] && [ -n "$landed2" ] && [ -n "$depth2" ] && [ -n "$hit" ] &&
+        within "$hit" "$(( landed2 - ${slept2:-0} ))" &&
         within "$depth2" "$(( landed2 - ${slept2:-0} ))"
 }
 sis_smt_checks() {
@@ -2601,17 +2605,32 @@ sis_smt_checks() {
             skip "$desc" "not the scenario: CPU 1 was busy at $(( n - landed1 )) of $n wakeups (fp '$vfp' of '$audits')"
         fi
 
-        wakeloop_scenario "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
+        # As for the sibling: one more try when CPU 2 was busy at most
+        # wakeups, then "not the scenario", with what ran there.
+        for attempt in 1 2; do
+            wakeloop_scenario "$mode" prevskip "1 3" 1 -c 0 -p 1 -b -s 2000 -n $n
+            landed2=$(wl_count "$wl" landed 2); landed2=${landed2:-0}
+            [ $(( landed2 * 2 )) -ge "$n" ] && break
+            note "  $mode prevskip, try $attempt: CPU 2 busy at $(( n - landed2 )) of $n wakeups; runnable there now: $(cpu_occupants 2)"
+        done
         hit=$(json_metric "$summary" sis_domain_hit)
+        failed=$(json_metric "$summary" sis_domain_failed)
         depth2=$(hist_slot "$summary" scan_depth 2)
-        slept1=$(wl_count "$wl" slept 1); landed2=$(wl_count "$wl" landed 2)
+        slept1=$(wl_count "$wl" slept 1)
         # A wakee that slept on idle CPU 2 (the sleeper did not get back
         # to 1 in time) lands there on the fast path (prev idle), with no
         # scan: those landings are not depth 2 (seen 15 of 400 once).
         slept2=$(wl_count "$wl" slept 2)
-        scenario_verdict "sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2" \
-            "depth 2: '$depth2' of '$search' searches, domain_hit '$hit'; slept on 1: '$slept1', on 2: '${slept2:-0}'; landed on CPU 2: '$landed2' of $n, less those that slept there: '$(( landed2 - ${slept2:-0} ))'" \
-            prev_skipped_answer
+        desc="sisscan --mode $mode: SMT, select_idle_smt() skips prev: the scan from target 0 probes prev 1 and finds 2 at depth 2"
+        facts="depth 2: '$depth2' of '$search' searches, domain_hit '$hit', domain_failed '$failed'; slept on 1: '$slept1', on 2: '${slept2:-0}'; landed on CPU 2: '$landed2' of $n, less those that slept there: '$(( landed2 - ${slept2:-0} ))'"
+        if [ $(( landed2 * 2 )) -lt "$n" ]; then
+            skip "$desc" "not the scenario: CPU 2 was busy at $(( n - landed2 )) of $n wakeups ($facts)"
+        else
+            scenario_verdict "$desc" "$facts" prev_skipped_answer
+            # where a wakeup found CPU 2 busy, what ran there
+            [ $(( landed2 * 10 )) -lt $(( n * 9 )) ] &&
+                note "  $mode prevskip: CPU 2 busy at $(( n - landed2 )) of $n wakeups; runnable there now: $(cpu_occupants 2)"
+        fi
     done
     taskset -p -c 0-7 $$ >/dev/null
     # Ordinary loads on the SMT guest: the grammar covers what they do.
