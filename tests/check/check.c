@@ -210,10 +210,16 @@ static size_t nr_scenario_results, scenario_results_cap;
 
 const void *scenario_get(struct check_run *r, const struct scenario *s)
 {
+	return scenario_get_tier(r, s, r->tier);
+}
+
+const void *scenario_get_tier(struct check_run *r, const struct scenario *s,
+			      enum check_tier tier)
+{
 	struct scenario_result *sr = NULL;
 
 	for (size_t i = 0; i < nr_scenario_results; i++)
-		if (scenario_results[i].s == s && scenario_results[i].tier == r->tier)
+		if (scenario_results[i].s == s && scenario_results[i].tier == tier)
 			sr = &scenario_results[i];
 	if (!sr) {
 		double t0 = monotonic_seconds();
@@ -226,19 +232,20 @@ const void *scenario_get(struct check_run *r, const struct scenario *s)
 		sr = &scenario_results[nr_scenario_results++];
 		memset(sr, 0, sizeof(*sr));
 		sr->s = s;
-		sr->tier = r->tier;
+		sr->tier = tier;
 		sr->data = calloc(1, s->size);
 		if (!sr->data) {
 			sr->ret = -1;
 			snprintf(sr->err, sizeof(sr->err), "out of memory");
 		} else {
-			sr->ret = s->run(r->tier, sr->data, sr->err, sizeof(sr->err));
+			sr->ret = s->run(tier, sr->data, sr->err, sizeof(sr->err));
 		}
-		printf("# time: scenario %s [%s] %.1f s\n", s->name, check_tier_name(r->tier),
+		printf("# time: scenario %s [%s] %.1f s\n", s->name, check_tier_name(tier),
 		       monotonic_seconds() - t0);
 	}
 	if (sr->ret) {
-		check_pass(r, false, "scenario %s did not run: %s", s->name, sr->err);
+		check_pass(r, false, "scenario %s [%s] did not run: %s", s->name,
+			   check_tier_name(tier), sr->err);
 		return NULL;
 	}
 	return sr->data;

@@ -114,5 +114,11 @@ struct scenario {
 };
 /* The scenario's data for the check's tier, or NULL (the check has failed). */
 const void *scenario_get(struct check_run *r, const struct scenario *s);
+/*
+ * The same for another tier: a consistency check holds its tier's run
+ * against a reference tier's (run now if it has not been).
+ */
+const void *scenario_get_tier(struct check_run *r, const struct scenario *s,
+			      enum check_tier tier);
 
 #endif

@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,30 +68,45 @@ static pid_t spawn(const char *path, char *const argv[], int out_fd, int err_fd,
 	}
 }
 
+/* check_env.workloads/NAME in *path (to free) and its argv from ap; 0 or -1. */
+static int workload_argv(const char *name, va_list ap, char **path, char *argv[MAX_ARGS + 2],
+			 char *err, size_t errlen)
+{
+	int argc = 0;
+
+	if (asprintf(path, "%s/%s", check_env.workloads, name) < 0) {
+		*path = NULL;
+		return errmsg(err, errlen, "out of memory");
+	}
+	argv[argc++] = (char *)name;
+	for (char *a = va_arg(ap, char *); a && argc < MAX_ARGS; a = va_arg(ap, char *))
+		argv[argc++] = a;
+	argv[argc] = NULL;
+	if (access(*path, X_OK)) {
+		errmsg(err, errlen, "workload %s is missing (%s)", name, strerror(errno));
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 pid_t workload_start(char *err, size_t errlen, const char *name, ...)
 {
-	char *argv[MAX_ARGS + 2], *path = NULL;
-	int argc = 0;
+	char *argv[MAX_ARGS + 2], *path;
 	va_list ap;
 	pid_t pid;
+	int ret;
 
 	if (nr_workloads == MAX_WORKLOADS) {
 		errmsg(err, errlen, "more than %d workloads at once", MAX_WORKLOADS);
 		return -1;
 	}
-	if (asprintf(&path, "%s/%s", check_env.workloads, name) < 0)
-		return -1;
-	argv[argc++] = (char *)name;
 	va_start(ap, name);
-	for (char *a = va_arg(ap, char *); a && argc < MAX_ARGS; a = va_arg(ap, char *))
-		argv[argc++] = a;
+	ret = workload_argv(name, ap, &path, argv, err, errlen);
 	va_end(ap);
-	argv[argc] = NULL;
-	if (access(path, X_OK)) {
-		errmsg(err, errlen, "workload %s is missing (%s)", name, strerror(errno));
-		free(path);
+	if (ret)
 		return -1;
-	}
 	pid = spawn(path, argv, -1, -1, -1, -1);
 	free(path);
 	if (pid < 0) {
@@ -107,6 +124,291 @@ void workloads_stop(void)
 	for (int i = 0; i < nr_workloads; i++)
 		waitpid(workload_pids[i], NULL, 0);
 	nr_workloads = 0;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt waitpid() */
+}
+
+/* DIR/NAME args... to its end, stdout and stderr into out_path. */
+static int run_to_end(const char *dir, const char *out_path, const char *name,
+		      const char *const args[], char *err, size_t errlen)
+{
+	struct sigaction alarm_action = { .sa_handler = on_alarm }, old_action;
+	char *argv[MAX_ARGS + 2], *path;
+	int out_fd, argc = 0, status = -1;
+	pid_t pid;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return errmsg(err, errlen, "out of memory");
+	if (access(path, X_OK)) {
+		errmsg(err, errlen, "%s is missing (%s)", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	argv[argc++] = (char *)name;
+	for (int i = 0; args && args[i] && argc < MAX_ARGS; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (out_fd < 0) {
+		errmsg(err, errlen, "cannot open %s: %s", out_path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	pid = spawn(path, argv, out_fd, out_fd, -1, -1);
+	close(out_fd);
+	free(path);
+	if (pid < 0)
+		return errmsg(err, errlen, "cannot start %s: %s", name, strerror(errno));
+	/* blocked in waitpid(), not polling: the workload's CPUs stay as it left them */
+	sigaction(SIGALRM, &alarm_action, &old_action);
+	alarm(120);
+	if (waitpid(pid, &status, 0) != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		alarm(0);
+		sigaction(SIGALRM, &old_action, NULL);
+		return errmsg(err, errlen, "%s did not end within 120 s", name);
+	}
+	alarm(0);
+	sigaction(SIGALRM, &old_action, NULL);
+	if (!WIFEXITED(status))
+		return errmsg(err, errlen, "%s was killed by signal %d", name,
+			      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return WEXITSTATUS(status);
+}
+
+int workload_run(const char *out_path, const char *name, const char *const args[], char *err,
+		 size_t errlen)
+{
+	return run_to_end(check_env.workloads, out_path, name, args, err, errlen);
+}
+
+int tool_run(const char *out_path, const char *tool, const char *const args[], char *err,
+	     size_t errlen)
+{
+	return run_to_end(check_env.bin, out_path, tool, args, err, errlen);
+}
+
+#define SCHED_FEATURES "/sys/kernel/debug/sched/features"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, len);
+	if (close(fd) || n != (ssize_t)len)
+		return -1;
+	return 0;
+}
+
+bool sched_feature_exists(const char *name)
+{
+	char *text = NULL, *save = NULL;
+	bool found = false;
+
+	if (read_text_file(SCHED_FEATURES, &text, NULL, 0))
+		return false;
+	for (char *w = strtok_r(text, " \n", &save); w && !found; w = strtok_r(NULL, " \n", &save))
+		found = !strcmp(w, name) || (!strncmp(w, "NO_", 3) && !strcmp(w + 3, name));
+	free(text);
+	return found;
+}
+
+int sched_feature(const char *word, char *err, size_t errlen)
+{
+	if (write_file(SCHED_FEATURES, word))
+		return errmsg(err, errlen, "cannot write %s to %s: %s", word, SCHED_FEATURES,
+			      strerror(errno));
+	return 0;
+}
+
+static const char *tracefs(void)
+{
+	return access("/sys/kernel/tracing/instances", F_OK) ? "/sys/kernel/debug/tracing"
+							      : "/sys/kernel/tracing";
+}
+
+static int trace_setting(const struct trace_session *s, const char *file, const char *text,
+			 char *err, size_t errlen)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, file);
+	if (write_file(path, text))
+		return errmsg(err, errlen, "cannot write '%s' to %s: %s", text, path, strerror(errno));
+	return 0;
+}
+
+static void trace_remove(struct trace_session *s)
+{
+	char file[300];
+
+	for (int i = 0; i < s->nr_events; i++) {
+		snprintf(file, sizeof(file), "events/%s/enable", s->events[i].event);
+		trace_setting(s, file, "0", NULL, 0);
+		snprintf(file, sizeof(file), "events/%s/filter", s->events[i].event);
+		trace_setting(s, file, "0", NULL, 0);
+	}
+	rmdir(s->dir);
+	s->dir[0] = '\0';
+}
+
+int trace_begin(struct trace_session *s, const char *name, const struct trace_event *events,
+		int nr_events, char *err, size_t errlen)
+{
+	char file[300];
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s/instances/%s-%d", tracefs(), name, (int)getpid());
+	if (mkdir(s->dir, 0700)) {
+		errmsg(err, errlen, "cannot create the ftrace instance %s: %s", s->dir,
+		       strerror(errno));
+		s->dir[0] = '\0';
+		return -1;
+	}
+	s->events = events;
+	s->nr_events = nr_events;
+	if (trace_setting(s, "tracing_on", "0", err, errlen) ||
+	    trace_setting(s, "buffer_size_kb", "4096", err, errlen) ||
+	    trace_setting(s, "trace_clock", "mono", err, errlen))
+		goto fail;
+	for (int i = 0; i < nr_events; i++) {
+		if (events[i].filter) {
+			snprintf(file, sizeof(file), "events/%s/filter", events[i].event);
+			if (trace_setting(s, file, events[i].filter, err, errlen))
+				goto fail;
+		}
+		snprintf(file, sizeof(file), "events/%s/enable", events[i].event);
+		if (trace_setting(s, file, "1", err, errlen))
+			goto fail;
+	}
+	if (trace_setting(s, "tracing_on", "1", err, errlen))
+		goto fail;
+	return 0;
+fail:
+	trace_remove(s);
+	return -1;
+}
+
+int trace_end(struct trace_session *s, const char *path, long *lost, char *err, size_t errlen)
+{
+	char from[300], buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	*lost = 0;
+	if (!s->dir[0])
+		return errmsg(err, errlen, "no ftrace session to end");
+	trace_setting(s, "tracing_on", "0", NULL, 0);
+	snprintf(from, sizeof(from), "%s/trace", s->dir);
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (in < 0 || out < 0) {
+		ret = errmsg(err, errlen, "cannot copy %s to %s: %s", from, path, strerror(errno));
+	} else {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n) {
+				ret = errmsg(err, errlen, "cannot write %s: %s", path, strerror(errno));
+				break;
+			}
+		if (n < 0 && !ret)
+			ret = errmsg(err, errlen, "cannot read %s: %s", from, strerror(errno));
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !ret)
+		ret = errmsg(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	/* each CPU's stats: "overrun: N" and "dropped events: N" */
+	for (int cpu = 0; cpu < check_env.topo.nr_cpu_ids; cpu++) {
+		char stats[300], line[128];
+		FILE *f;
+
+		snprintf(stats, sizeof(stats), "%s/per_cpu/cpu%d/stats", s->dir, cpu);
+		f = fopen(stats, "r");
+		if (!f)
+			continue;	/* an offline CPU */
+		while (fgets(line, sizeof(line), f)) {
+			long v;
+
+			if (sscanf(line, "overrun: %ld", &v) == 1 ||
+			    sscanf(line, "dropped events: %ld", &v) == 1)
+				*lost += v;
+		}
+		fclose(f);
+	}
+	trace_remove(s);
+	return ret;
+}
+
+int trace_line_cpu(const char *line, const char **bracket)
+{
+	const char *b = line[0] == '#' ? NULL : strchr(line, '[');
+	char *end;
+	long cpu;
+
+	if (!b)
+		return -1;
+	cpu = strtol(b + 1, &end, 10);
+	if (end == b + 1 || *end != ']' || cpu < 0 || cpu >= MAX_CPUS)
+		return -1;
+	*bracket = b;
+	return (int)cpu;
+}
+
+long trace_line_task_pid(const char *line, const char *bracket)
+{
+	const char *p = bracket;
+
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return strtol(p, NULL, 10);
+}
+
+long trace_line_field(const char *line, const char *name, long def)
+{
+	char key[40];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : def;
+}
+
+double trace_line_seconds(const char *line)
+{
+	const char *b;
+
+	if (trace_line_cpu(line, &b) < 0)
+		return -1;
+	/* the first "DIGITS.DIGITS:" after the CPU (the flags have no ':') */
+	for (const char *p = strchr(b, ']'); p && *p; p++) {
+		char *end;
+		double t;
+
+		if (*p < '0' || *p > '9' || p[-1] != ' ')
+			continue;
+		t = strtod(p, &end);
+		if (*end == ':' && strchr(p, '.') && strchr(p, '.') < end)
+			return t;
+	}
+	return -1;
+}
+
+bool trace_line_event(const char *line, const char *event)
+{
+	char key[80];
+
+	snprintf(key, sizeof(key), " %s: ", event);
+	return strstr(line, key) != NULL;
 }
 
 int pin_self(int cpu, cpu_set_t *old)
@@ -317,6 +619,31 @@ double record_seconds(const struct jv *rec)
 	if (!rec || !jv_number(jv_get(rec, "start"), &start) || !jv_number(jv_get(rec, "end"), &end))
 		return 0;
 	return end - start;
+}
+
+double record_metric(const struct jv *rec, const char *name)
+{
+	double v;
+
+	if (!jv_number(jv_get(jv_get(jv_get(rec, "metrics"), name), "value"), &v))
+		return NAN;
+	return v;
+}
+
+double record_hist_slot(const struct jv *rec, const char *name, unsigned long long low)
+{
+	const struct jv *buckets = jv_get(jv_get(jv_get(jv_get(rec, "metrics"), name), "hist"),
+					  "buckets");
+	unsigned long long l, h, count;
+
+	if (!buckets || buckets->type != JV_ARRAY)
+		return NAN;
+	for (size_t i = 0; i < buckets->n; i++)
+		if (jv_u64(jv_get(&buckets->items[i], "low"), &l) && l == low &&
+		    jv_u64(jv_get(&buckets->items[i], "high"), &h) && h == low &&
+		    jv_u64(jv_get(&buckets->items[i], "count"), &count))
+			return (double)count;
+	return 0;
 }
 
 double table_sum(const struct jv *rec, const char *table, const char *key_column, long key,

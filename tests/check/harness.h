@@ -15,6 +15,9 @@
 #include "check.h"
 #include "jsonparse.h"
 
+/* The CPUs a scenario keeps per-CPU numbers for. */
+#define MAX_CPUS 64
+
 /* The end of a variadic argument list: a null pointer of the type read. */
 #define ARGS_END ((char *)NULL)
 
@@ -26,6 +29,52 @@
 pid_t workload_start(char *err, size_t errlen, const char *name, ...)
 	__attribute__((sentinel));
 void workloads_stop(void);
+/*
+ * Runs check_env.workloads/NAME with args (NULL-terminated) to its end
+ * (120 s at most, then SIGKILL), stdout and stderr into out_path: its
+ * exit status, or -1 with a sentence in err.
+ */
+int workload_run(const char *out_path, const char *name, const char *const args[], char *err,
+		 size_t errlen);
+/* The same for check_env.bin/TOOL, a run that ends by itself (--compare). */
+int tool_run(const char *out_path, const char *tool, const char *const args[], char *err,
+	     size_t errlen);
+
+/* Writes a word to the sched features ("NO_SIS_UTIL", "SIS_UTIL"); 0 or -1 with a sentence. */
+int sched_feature(const char *word, char *err, size_t errlen);
+/* Whether this kernel has the sched feature NAME (on or off). */
+bool sched_feature_exists(const char *name);
+
+/*
+ * An ftrace session in an instance of its own (instances/NAME), so that
+ * nothing of the machine's own tracing is touched: a 4 MiB buffer a CPU,
+ * the mono clock, the events enabled each with its filter (NULL: none).
+ * trace_end() stops it, copies its text to path, counts the events lost
+ * (overruns and drops) and removes the instance.
+ */
+struct trace_event {
+	const char *event;	/* "sched/sched_waking" */
+	const char *filter;	/* "comm == \"wakeloop\"", or NULL */
+};
+struct trace_session {
+	char dir[200];
+	const struct trace_event *events;
+	int nr_events;
+};
+int trace_begin(struct trace_session *s, const char *name, const struct trace_event *events,
+		int nr_events, char *err, size_t errlen);
+int trace_end(struct trace_session *s, const char *path, long *lost, char *err, size_t errlen);
+/*
+ * Reading ftrace's text lines, "comm-PID  [CPU] flags  SECONDS: event: fields":
+ * the CPU (-1: not an event line; *bracket at its '['), the task's PID
+ * before it, a " name=NUMBER" field (def when absent), the timestamp
+ * (-1: none), whether the event is the one named.
+ */
+int trace_line_cpu(const char *line, const char **bracket);
+long trace_line_task_pid(const char *line, const char *bracket);
+long trace_line_field(const char *line, const char *name, long def);
+double trace_line_seconds(const char *line);
+bool trace_line_event(const char *line, const char *event);
 
 /* Pins the calling thread to cpu, the old mask saved in old; 0 or -1. */
 int pin_self(int cpu, cpu_set_t *old);
@@ -60,6 +109,10 @@ void records_free(struct records *r);
 const struct jv *record_of_type(const struct records *r, const char *type, long k);
 /* A record's window, end - start, in seconds (0 if absent). */
 double record_seconds(const struct jv *rec);
+/* A metric's value in a record (metrics.NAME.value), NAN when absent or null. */
+double record_metric(const struct jv *rec, const char *name);
+/* The count of a histogram metric's slot [low, low] (linear), 0 if none, NAN if no histogram. */
+double record_hist_slot(const struct jv *rec, const char *name, unsigned long long low);
 /* Sums column of the rows of table whose key column equals key (key < 0: every row). */
 double table_sum(const struct jv *rec, const char *table, const char *key_column, long key,
 		 const char *column);

@@ -50,7 +50,6 @@
 #include "util.h"
 
 #define OVERLOADED_CPU 1
-#define MAX_CPUS 64
 /* Percentage points of the window: the cuts' edges and /proc/stat's 10 ms ticks. */
 #define WINDOW_TOLERANCE 1.0
 #define CLOCKSOURCE_DIR "/sys/devices/system/clocksource/clocksource0"

@@ -1927,267 +1927,8 @@ scenario_verdict() {
         tail -n 3 "$W/scenario.err" | diag 3
     fi
 }
-# ------------------------------------------------ sisscan: a known answer
-# wakeloop: the waker is pinned to CPU 0 and the sleeper always sleeps on
-# CPU 0, so every wakeup has waker == prev == target == 0, busy with the
-# waker. Spinners keep CPUs 1 and 3 busy; CPU 2 is idle; SIS_UTIL is off
-# (full scan). The domain scan visits 1, 2, ... from target + 1 and must
-# stop at CPU 2: depth 2, a domain-scan hit, no missed idle CPU, in every
-# tier (the tracepoint tier's depth is the estimate from the visiting order).
-# At least 90% (a kworker on CPU 2 now and then), and the depth-2 count
-# within 2% of the wakeups the workload saw land on CPU 2; missed_idle at most 1%
-# (seen: 0 or 1 of 400, a CPU freed between SIS's probe and the exit).
+# the scheduler's features (SIS_UTIL off for full scans)
 FEATURES=/sys/kernel/debug/sched/features
-# The same run audits the v1-v3 "unoccupied_tick" filter model: CPU 2
-# went idle (its bit set then) and stays idle tickless; CPUs 1 and 3 run
-# spinners whose ticks clear their bits; CPU 0 runs the waker, which
-# sleeps 300 us before each wakeup: CPU 0's bit is set at that idle entry
-# and stays set, a false positive, until a tick finds CPU 0 busy. How
-# often one does depends on the kernel's tick (6.1, 6.12: most wakeups,
-# 7-65 false positives in 400; 6.18, 7.3: few, 300-399), so the answer
-# is ftrace's replay of the rule from the same run's idle entries and
-# ticks (tick_model_replay), and false negatives at most 2% (CPU 2
-# passes). A model whose bits never change fails (the freeze-filters
-# mutation).
-# And the v4 "unoccupied" model (fentry, kprobe: it needs load_balance()):
-# this guest has no SMT, so no SMT domain, whose balancing alone writes
-# v4's idle_cpus[] (P5-P7), and the mask starts empty: v4 as posted
-# passes no CPU at all, every unoccupied CPU is a false negative (fn =
-# audit_unoccupied exactly) and the model sees no SMT-level balance.
-# The overloaded model (the SIS_FILTER draft's mask, set at each tick of a
-# CPU running more than one task at over imbalance_pct utilisation) in the
-# same run: CPUs 1 and 3 run two pinned spinners each, so their ticks put
-# them in the mask; CPU 0 runs the waker alone and CPU 2 nothing. So the
-# model lets 0 and 2 through: one false positive per audit (busy CPU 0,
-# 90-110%), no false negative (at most 2%). A model whose ticks are never
-# seen (the 6.1 tick callback, issue 9) lets all four through: 3 FP per audit.
-# tick_model_replay TRACE SLEEPER: the unoccupied_tick model replayed
-# from ftrace (sched_switch, sched_wakeup, the tick's hrtimer_expire_entry
-# and the sleeper's sched_waking): a CPU is unoccupied when its idle task
-# runs and no wakeup has queued a task on it since it switched; its bit
-# is set when it switches to its idle task and set to "unoccupied" at
-# each of its ticks (a tick in the interrupt whose timer woke the waker
-# finds the waker queued: busy); at each waking of the sleeper (from
-# CPU 0: target 0, LLC 0-3, every CPU allowed) each CPU of 0-3 is judged
-# against whether it is unoccupied then. A CPU's state before its first
-# event comes from that event (the task it switched from or the tick
-# interrupted; no event at all: idle throughout), its bit from that state,
-# as the tool seeds a CPU nothing touched. Prints "wakings fp fn", then
-# CPU 0's ticks and idle entries.
-tick_model_replay() {
-    awk -v sleeper="$2" '
-        function cpu_of() { return match($0, /\[[0-9]+\]/) ? substr($0, RSTART + 1, RLENGTH - 2) + 0 : -1 }
-        function field(name,   v) { v = $0; if (!sub(".* " name "=", "", v)) return ""; sub(/ .*/, "", v); return v }
-        function task_pid(   t) { t = substr($0, 1, RSTART - 1); sub(/ +$/, "", t); sub(/.*-/, "", t); return t + 0 }
-        function is_tick() { return $0 ~ / hrtimer_expire_entry: / && $0 ~ /function=tick_(sched_timer|nohz_handler)/ }
-        function free(k) { return idle[k] && !woken[k] }
-        NR == FNR {
-            c = cpu_of(); if (c < 0 || (c in first)) next
-            if ($0 ~ / sched_switch: /) first[c] = (field("prev_pid") == 0)
-            else if (is_tick()) first[c] = (task_pid() == 0)
-            next
-        }
-        FNR == 1 { for (c = 0; c < 4; c++) { idle[c] = (c in first) ? first[c] : 1; bit[c] = idle[c] } }
-        {
-            c = cpu_of(); if (c < 0) next
-            if ($0 ~ / sched_switch: /) {
-                idle[c] = (field("next_pid") == 0); woken[c] = 0
-                if (idle[c]) bit[c] = 1
-                if (c == 0 && idle[c]) idle0++
-            } else if ($0 ~ / sched_wakeup: /) {
-                woken[field("target_cpu") + 0] = 1
-            } else if (is_tick()) {
-                if (task_pid() != 0) idle[c] = 0
-                bit[c] = free(c)
-                if (c == 0) ticks0++
-            } else if ($0 ~ / sched_waking: / && field("pid") == sleeper) {
-                w++
-                for (k = 0; k < 4; k++) {
-                    truth = (k == c) ? 0 : free(k)
-                    if (bit[k] && !truth) fp++
-                    if (!bit[k] && truth) fn++
-                }
-            }
-        }
-        END { print w + 0, fp + 0, fn + 0, ticks0 + 0, idle0 + 0 }' "$1" "$1"
-}
-sis_known_answer() {  # MODE -> records "mode search domain_search depth2 missed landed2" in $W/agree
-    mode=$1
-    desc="sisscan --mode $mode: wakeups from a busy CPU 0 land on idle CPU 2 at scan depth 2"
-    fdesc="sisscan --mode $mode --filter unoccupied_tick: the v1-v3 tick model passes idle CPU 2, and busy CPUs as their ticks and idle entries have it"
-    vdesc="sisscan --mode $mode --filter unoccupied: without SMT the v4 model passes no CPU (every unoccupied CPU a false negative)"
-    filters=unoccupied_tick,overloaded
-    [ "$mode" = tracepoint ] || filters=unoccupied,$filters
-    odesc="sisscan --mode $mode --filter overloaded: the draft's mask hides the doubly loaded CPUs 1 and 3, not idle CPU 2"
-    out=$W/known.$mode.json
-    n=400
-    KIND="known answer"
-    if ! echo NO_SIS_UTIL >"$FEATURES" 2>/dev/null; then
-        notok "$desc # cannot turn SIS_UTIL off in $FEATURES"
-        notok "$fdesc # cannot turn SIS_UTIL off in $FEATURES"
-        notok "$odesc # cannot turn SIS_UTIL off in $FEATURES"
-        [ "$mode" = tracepoint ] || notok "$vdesc # cannot turn SIS_UTIL off in $FEATURES"
-        return
-    fi
-    for c in 1 1 3 3; do
-        "$WL/spinner" -c $c -s 600 >/dev/null 2>&1 &
-        LOAD_PIDS="$LOAD_PIDS $!"
-    done
-    trace=$W/known.$mode.trace
-    trace_begin 'comm == "wakeloop"' "$TRACEFS/events/sched/sched_waking"
-    for e in sched/sched_switch sched/sched_wakeup timer/hrtimer_expire_entry; do
-        echo 1 >"$TRACEFS/events/$e/enable"
-    done
-    sisscan_around "$out" "$W/known.err" "\"$WL/wakeloop\" -c 0 -n $n >\"$W/wakeloop.out\" 2>&1" \
-        --mode "$mode" --comm wakeloop --linear --filter $filters
-    for e in sched/sched_switch sched/sched_wakeup timer/hrtimer_expire_entry; do
-        echo 0 >"$TRACEFS/events/$e/enable"
-    done
-    trace_end "$trace"
-    stop_load
-    echo SIS_UTIL >"$FEATURES"
-    summary=$(json_summary "$out")
-    search=$(json_metric "$summary" sis_search)
-    dsearch=$(json_metric "$summary" sis_domain_search)
-    hit=$(json_metric "$summary" sis_domain_hit)
-    missed=$(json_metric "$summary" missed_idle)
-    depth2=$(hist_slot "$summary" scan_depth 2)
-    landed2=$(wl_count "$W/wakeloop.out" landed 2)
-    audits=$(json_metric "$summary" audits)
-    fp=$(json_metric "$summary" filter_unoccupied_tick_fp)
-    fn=$(json_metric "$summary" filter_unoccupied_tick_fn)
-    hid=$(json_metric "$summary" filter_unoccupied_tick_hid_all_idle)
-    echo "$mode ${search:-0} ${dsearch:-0} ${depth2:-0} ${missed:-0} ${landed2:-0}" >>"$W/agree"
-    note "  $mode: sis_search=$search sis_domain_search=$dsearch sis_domain_hit=$hit depth2=$depth2 missed_idle=$missed landed_on_2=$landed2 of $n; unoccupied_tick filter: audits=$audits fp=$fp fn=$fn hid_all_idle=$hid"
-    # 90%: a timer or kworker wakeup can still make CPU 2 busy now and then.
-    if [ "$rc" = 0 ] && [ "${search:-0}" -ge $((n * 95 / 100)) ] && [ "${search:-0}" -le $((n + 5)) ] &&
-       [ "${dsearch:-0}" -ge $((search * 95 / 100)) ] &&
-       [ $((${depth2:-0} * 10)) -ge $((search * 9)) ] && [ $((${landed2:-0} * 10)) -ge $((n * 9)) ] &&
-       [ $((depth2 - landed2)) -le $((n / 50 + 2)) ] && [ $((landed2 - depth2)) -le $((n / 50 + 2)) ] &&
-       [ -n "$missed" ] && [ $((missed * 100)) -le "$search" ] &&
-       { [ "$mode" = tracepoint ] || [ $((${hit:-0} * 10)) -ge $((search * 9)) ]; }; then
-        ok "$desc ($dsearch of $search searches scan the domain, $depth2 at depth 2, landed on CPU 2: $landed2 of $n, missed_idle $missed)"
-    else
-        notok "$desc # exit $rc: sis_search '$search' depth2 '$depth2' domain_hit '$hit' landed2 '$landed2' missed '$missed'"
-        tail -n 3 "$W/known.err" | diag 3
-    fi
-    sleeper=$(wl_sleeper "$W/wakeloop.out")
-    set -- $(tick_model_replay "$trace" "$sleeper")
-    rwakings=${1:-0} rfp=${2:-0} rfn=${3:-0} rticks0=${4:-0} ridle0=${5:-0}
-    # The replay judges at sched_waking, the tool at the SIS search or the
-    # placement a few microseconds later (a tick on another CPU can fall
-    # in between), and may count wakings SIS never searched for (the
-    # sleeper still queued): 2% of the audits + 2, and 4 CPUs' verdicts
-    # for each such waking.
-    slack=$((${audits:-0} / 50 + 2 + 4 * (rwakings > ${audits:-0} ? rwakings - ${audits:-0} : ${audits:-0} - rwakings)))
-    if [ "$rc" = 0 ] && [ -n "$fp" ] && [ -n "$fn" ] && [ -n "$audits" ] && [ "$audits" -ge $((n * 95 / 100)) ] &&
-       [ "$trace_lost" = 0 ] && within_abs "$fp" "$rfp" "$slack" && within_abs "$fn" "$rfn" "$slack" &&
-       [ $((fn * 50)) -le "$audits" ]; then
-        ok "$fdesc, as ftrace's replay of its ticks and idle entries has it (fp $fp, replay $rfp; fn $fn, replay $rfn; margin $((slack - (fp > rfp ? fp - rfp : rfp - fp))) of $slack; $audits audits, $rwakings wakings traced)"
-    else
-        notok "$fdesc, as ftrace's replay of its ticks and idle entries has it # exit $rc: audits '$audits' fp '$fp' (replay $rfp) fn '$fn' (replay $rfn, at most 2% of audits), slack $slack, $rwakings wakings traced, CPU 0: $rticks0 ticks, $ridle0 idle entries, $trace_lost trace events lost"
-        # CPU 0's events before the sleeper's 20th waking
-        awk -v sleeper="$sleeper" '/\[000\]/ { l[++n] = $0 }
-            / sched_waking: / && index($0, " pid=" sleeper " ") && ++w == 20 { for (i = n > 12 ? n - 11 : 1; i <= n; i++) print l[i]; exit }' "$trace" |
-            cut -c 1-160 | diag 12
-    fi
-    if [ "$mode" != tracepoint ]; then
-        vpassed=$(json_metric "$summary" filter_unoccupied_passed)
-        vfn=$(json_metric "$summary" filter_unoccupied_fn)
-        vbal=$(json_metric "$summary" filter_unoccupied_balances)
-        free=$(json_metric "$summary" audit_unoccupied)
-        if [ "$rc" = 0 ] && [ "${audits:-0}" -ge $((n * 95 / 100)) ] && [ "$vpassed" = 0 ] &&
-           [ "$vbal" = 0 ] && [ -n "$free" ] && [ "$free" -gt 0 ] && [ "$vfn" = "$free" ]; then
-            ok "$vdesc (passed 0, fn $vfn = audit_unoccupied $free over $audits audits, 0 SMT-level balances)"
-        else
-            notok "$vdesc # exit $rc: audits '$audits' passed '$vpassed' fn '$vfn' audit_unoccupied '$free' smt balances '$vbal'"
-        fi
-    fi
-    ofp=$(json_metric "$summary" filter_overloaded_fp)
-    ofn=$(json_metric "$summary" filter_overloaded_fn)
-    if [ "$rc" = 0 ] && [ -n "$ofp" ] && [ -n "$ofn" ] && [ "${audits:-0}" -ge $((n * 95 / 100)) ] &&
-       [ $((ofp * 10)) -ge $((audits * 9)) ] && [ $((ofp * 10)) -le $((audits * 11)) ] &&
-       [ $((ofn * 50)) -le "$audits" ]; then
-        ok "$odesc (fp $ofp, fn $ofn over $audits audits: busy CPU 0 passes, 1 and 3 hidden)"
-    else
-        notok "$odesc # exit $rc: audits '$audits' fp '$ofp' (90-110%: CPU 0 only) fn '$ofn' (at most 2%)"
-    fi
-}
-
-# Four timer sleepers, each started on its own CPU of an otherwise idle
-# guest: a wakeup has an idle CPU of its own (the sleeper's), so at least
-# 99% are placed on an unoccupied CPU and missed_idle is about 0. Not
-# quite 0: two sleepers' wakeups can collide on one CPU. Seen in 6.12 under
-# TCG: CPU 4's timer woke sleeper A there while CPU 6 woke sleeper B and,
-# CPU 4 still looking idle, queued B onto it; when A's placement ended
-# (select_task_rq_fair()'s exit, 1.7 ms after its waking: the vCPU had
-# been descheduled) CPU 4 had B pending, and CPUs 5-7 were idle: a true
-# missed idle. An ftrace replay of the workload's own wakeups (sched_waking,
-# sched_wakeup, and the switch away when the sleeper sleeps again) counts
-# the colliding wakeups: those whose [waking, wakeup] overlaps another
-# sleeper's [waking, sleep] on the same CPU. missed_idle may not exceed
-# them, plus 1 in 1000 for a foreign task (a kworker) holding a
-# sleeper's CPU. The placements are the wakeups the workload counted (at
-# least 95%: a wakeup can find the wakee still on its CPU; at most 10
-# more: the threads' exits wake the main thread).
-sis_no_miss() {  # MODE
-    mode=$1
-    desc="sisscan --mode $mode: no missed idle CPU when every wakee has its own, but for colliding wakeups"
-    out=$W/nomiss.$mode.json trace=$W/nomiss.$mode.trace
-    KIND="known answer"
-    trace_begin 'comm == "wakeloop"' "$TRACEFS/events/sched/sched_waking" "$TRACEFS/events/sched/sched_wakeup"
-    echo 'prev_comm == "wakeloop"' >"$TRACEFS/events/sched/sched_switch/filter"
-    echo 1 >"$TRACEFS/events/sched/sched_switch/enable"
-    sisscan_around "$out" "$W/nomiss.err" "\"$WL/wakeloop\" -t 4 -n 500 -s 2000 >\"$W/nomiss.wl\" 2>&1" \
-        --mode "$mode" --comm wakeloop
-    echo 0 >"$TRACEFS/events/sched/sched_switch/enable"
-    echo 0 >"$TRACEFS/events/sched/sched_switch/filter"
-    trace_end "$trace"
-    summary=$(json_summary "$out")
-    placements=$(json_metric "$summary" placements)
-    unoccupied=$(json_metric "$summary" placed_unoccupied)
-    missed=$(json_metric "$summary" missed_idle)
-    want=$(sed -n 's/.* wakeups \([0-9]*\).*/\1/p' "$W/nomiss.wl" | head -n 1)
-    set -- $(awk '
-        {
-            t = -1
-            for (k = 1; k <= NF; k++) if ($k ~ /^[0-9]+\.[0-9]+:$/) { t = substr($k, 1, length($k) - 1) + 0; break }
-            if (t < 0) next
-            if ($0 ~ / sched_waking: /) { p = $0; sub(/.* pid=/, "", p); sub(/ .*/, "", p); waking[p] = t }
-            else if ($0 ~ / sched_wakeup: /) {
-                p = $0; sub(/.* pid=/, "", p); sub(/ .*/, "", p)
-                c = $0; sub(/.*target_cpu=/, "", c); c += 0
-                n++; S[n] = (p in waking) ? waking[p] : t; U[n] = t; E[n] = t; C[n] = c
-                last[p] = n; delete waking[p]
-                m = ++per[c]; on[c, m] = n
-            } else if ($0 ~ / sched_switch: / && $0 ~ /prev_state=[SD]/) {
-                p = $0; sub(/.* prev_pid=/, "", p); sub(/ .*/, "", p)
-                if (p in last) { E[last[p]] = t; delete last[p] }
-            }
-        }
-        END {
-            for (c in per)
-                for (m = 1; m <= per[c]; m++) {
-                    x = on[c, m]
-                    for (d = m - 4; d <= m + 4; d++) {
-                        if (d < 1 || d > per[c] || d == m) continue
-                        y = on[c, d]
-                        if (S[y] <= U[x] && E[y] >= S[x]) { hit++; break }
-                    }
-                }
-            print n + 0, hit + 0
-        }' "$trace")
-    traced=$1 colliding=$2
-    if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$trace_lost" = 0 ] && [ "${traced:-0}" -ge "$want" ] &&
-       [ "${placements:-0}" -ge $((want * 95 / 100)) ] &&
-       [ "${placements:-0}" -le $((want + 10)) ] && [ "${unoccupied:-0}" -ge $((placements * 99 / 100)) ] &&
-       [ -n "$missed" ] && [ $(((missed - colliding) * 1000)) -le "$placements" ]; then
-        ok "$desc (missed_idle $missed of $placements placements, $colliding colliding wakeups in ftrace's $traced, $unoccupied on an unoccupied CPU; the workload woke $want times)"
-    else
-        notok "$desc # exit $rc: missed_idle '$missed' of '$placements' placements, colliding '$colliding' of '$traced' traced wakeups ($trace_lost trace events lost), placed_unoccupied '$unoccupied', workload wakeups '$want'"
-        tail -n 3 "$W/nomiss.err" | diag 3
-    fi
-}
 
 # Filter audit: ideal is the truth at each wakeup, so 0 FP and 0 FN by
 # construction, and every SIS search is audited once: consistency checks
@@ -2229,125 +1970,7 @@ sis_audit() {  # MODE
     fi
 }
 
-# SIS_UTIL's two effects, in the tiers that decode (wakeloop -c 0, SIS_UTIL
-# on, as by default). update_idle_cpu_scan() (6.1 fair.c, periodic balancing
-# of the LLC domain) sets nr_idle_scan = 0 once the LLC's utilisation passes
-# 100/imbalance_pct (85% for 117):
-#   saturated: a spinner on each of CPUs 0-3 (LLC {0-3}), so every search
-#     returns target with no probe: every search that read nr_idle_scan 0
-#     skipped the scan (sis_util_skipped = the nr_idle_scan 0 slot, 2% + 2),
-#     and most of them did (at least half the wakeups: the LLC's
-#     utilisation is an average the balancer refreshes now and then; a
-#     clean-clone run saw 169 of 200 on 6.1 kprobe, failing the old 90%).
-#   limited: spinners on 1 and 2, CPU 3 idle: nr_idle_scan is about 2 and the
-#     scan from 1 is cut before 3, or reaches it. An unlimited scan would
-#     always find 3, so every scan that probed and failed is one the limit
-#     cut: sis_util_limited = sis_domain_failed (2% + 2), each a missed idle
-#     CPU. (The sleeper goes to sleep on CPU 0, or, pulled away by an idle
-#     CPU of the other node now and then, elsewhere: the counts are bound by
-#     what wakeloop says.)
-sis_util_checks() {  # MODE
-    mode=$1
-    KIND="known answer"
-    wakeloop_scenario "$mode" saturated "0 1 2 3" 0 -c 0 -n 200
-    skipped=$(json_metric "$summary" sis_util_skipped)
-    zero=$(hist_slot "$summary" nr_idle_scan 0)
-    slept0=$(wl_count "$wl" slept 0)
-    scenario_verdict "sisscan --mode $mode: SIS_UTIL, a saturated LLC: nr_idle_scan 0 and the scan skipped" \
-        "sis_util_skipped '$skipped', nr_idle_scan 0: '$zero', of '$search' searches; slept on CPU 0: '$slept0' of 200" \
-        util_saturated_answer
-    wakeloop_scenario "$mode" limited "1 2" 0 -c 0 -n 400
-    limited=$(json_metric "$summary" sis_util_limited)
-    failed=$(json_metric "$summary" sis_domain_failed)
-    missed=$(json_metric "$summary" missed_idle)
-    scenario_verdict "sisscan --mode $mode: SIS_UTIL, CPU 3 idle: every failed scan is one the limit cut" \
-        "sis_util_limited '$limited', sis_domain_failed '$failed', missed_idle '$missed' of '$search' searches, nr_idle_scan hist $(printf '%s\n' "$summary" | grep -o '"nr_idle_scan":{"hist":{[^]]*' | grep -o '"low":[0-9]*,"high":[0-9]*,"count":[0-9]*' | sed 's/"low":\([0-9]*\),"high":[0-9]*,"count":/\1:/' | tr '\n' ' ')" \
-        util_limited_answer
-}
-# --compare against the kernel source's answer (6.1/6.12 select_idle_cpu():
-# with SIS_UTIL, nr = nr_idle_scan, 0 in a saturated LLC, and the scan is
-# skipped; without it nothing limits the scan, which probes the LLC's
-# other CPUs, all busy): three saturated runs with SIS_UTIL on (A) against
-# three with it off (B) must show scan_depth as a significant change,
-# deeper in B (A's median 0, B's at least 2), and two of the off runs
-# against the other two (a fourth) as no change.
-compare_sis_util() {  # MODE
-    mode=$1
-    KIND="known answer"
-    # (not $i: tool_start counts its polls in i)
-    for side in on off; do
-        for cmp_run in 1 2 3 $([ $side = off ] && echo 4); do
-            wakeloop_scenario "$mode" saturated "0 1 2 3" "$([ $side = off ] && echo 1 || echo 0)" -c 0 -n 200
-            cp "$W/scenario.saturated.$mode.json" "$W/cmp.$side$cmp_run.jsonl"
-        done
-    done
-    "$BIN/sisscan" --compare "$W/cmp.on1.jsonl" "$W/cmp.on2.jsonl" "$W/cmp.on3.jsonl" -- \
-        "$W/cmp.off1.jsonl" "$W/cmp.off2.jsonl" "$W/cmp.off3.jsonl" >"$W/cmp.txt" 2>"$W/cmp.err"
-    rc=$?
-    cmp_head=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | tr '\n' ' ' | tr -s ' ')
-    a50=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | sed -n 's/^ *A: .* p50 \(>=\)\{0,1\}\([0-9]*\),.*/\2/p')
-    b50=$(grep -A 2 '^scan_depth ' "$W/cmp.txt" | sed -n 's/^ *B: .* p50 \(>=\)\{0,1\}\([0-9]*\),.*/\2/p')
-    if [ "$rc" = 0 ] && grep -q '^scan_depth .*\*changed\*' "$W/cmp.txt" && [ -n "$a50" ] && [ -n "$b50" ] &&
-        [ "$a50" = 0 ] && [ "$b50" -ge 2 ]; then
-        ok "sisscan --compare: SIS_UTIL on (A) against off (B) in a saturated LLC: scan_depth a significant change, deeper without SIS_UTIL ($cmp_head)"
-    else
-        notok "sisscan --compare: SIS_UTIL on against off: scan_depth deeper without it # exit $rc: $cmp_head $(head -c 300 "$W/cmp.err")"
-        diag 20 <"$W/cmp.txt"
-    fi
-    "$BIN/sisscan" --compare "$W/cmp.off1.jsonl" "$W/cmp.off2.jsonl" -- "$W/cmp.off3.jsonl" \
-        "$W/cmp.off4.jsonl" >"$W/cmp.same.txt" 2>"$W/cmp.err"
-    rc=$?
-    tests=$(sed -n 's/.* over \([0-9]*\) tests.*/\1/p' "$W/cmp.same.txt")
-    if [ "$rc" = 0 ] && [ "${tests:-0}" -gt 10 ] && grep -q '^scan_depth ' "$W/cmp.same.txt" &&
-        ! grep -q '\*changed\*\|  \*$\| \*$' "$W/cmp.same.txt"; then
-        ok "sisscan --compare: the same saturated workload, SIS_UTIL off, two runs against two: no significant change over $tests tests"
-    else
-        notok "sisscan --compare: the same workload against itself: no significant change # exit $rc: $(grep -c '\*changed\*\| \*$' "$W/cmp.same.txt") marked over '$tests' tests"
-        grep '\*changed\*\| \*$' "$W/cmp.same.txt" | diag 10
-    fi
-}
-util_saturated_answer() {
-    [ "$rc" = 0 ] && [ -n "$slept0" ] && [ -n "$skipped" ] && [ -n "$zero" ] &&
-        [ "$zero" -gt 0 ] && within "$skipped" "$zero" && [ $(( zero * 2 )) -ge "$slept0" ]
-}
-util_limited_answer() {
-    [ "$rc" = 0 ] && [ "${search:-0}" -gt 0 ] && [ -n "$limited" ] && [ -n "$failed" ] &&
-        within "$limited" "$failed" && [ "${missed:-0}" -ge $(( limited * 9 / 10 )) ]
-}
 
-# The scan target without want_affine (6.1/6.12 select_task_rq_fair():
-# want_affine = !wake_wide(p) && cpumask_test_cpu(cpu, p->cpus_ptr)): the
-# waker on CPU 0, its sleeper sleeping on CPU 1 next to a spinner, allowed
-# on 1-3 only (wakeloop -a), SIS_UTIL off. CPU 0 is not allowed, so no
-# wake_affine(): target = prev = 1, busy; S2 and S4 have nothing new
-# (prev and recent are 1), and the scan from 2 finds CPU 2 idle: depth 1,
-# in every tier. The tracepoint tier's estimate must take prev as target
-# too (it took the waker whenever it shared chosen's LLC, giving depth 2).
-# At least 90% on CPU 2 and the depth-1 count within 2% + 2 of them.
-# DELAY_DEQUEUE (6.12+) is turned off for the run: with it, the sleeper
-# blocking next to the spinner stays queued, and an idle CPU's balancing
-# moved it to CPU 2 before the wakeup in 70% of them (seen on 6.12: prev 2,
-# target idle), which is not the case this scenario pins.
-wake_target_answer() {
-    [ "$rc" = 0 ] && [ -n "$landed2" ] && [ -n "$depth1" ] &&
-        [ $(( landed2 * 10 )) -ge $(( n * 9 )) ] && within "$depth1" "$landed2"
-}
-sis_wake_target() {  # MODE
-    KIND="known answer"
-    n=400
-    delay_dequeue=0
-    if grep -qw DELAY_DEQUEUE "$FEATURES"; then
-        echo NO_DELAY_DEQUEUE >"$FEATURES" && delay_dequeue=1
-    fi
-    wakeloop_scenario "$1" target "1" 1 -c 0 -p 1 -a 1-3 -n $n
-    [ "$delay_dequeue" = 0 ] || echo DELAY_DEQUEUE >"$FEATURES"
-    depth1=$(hist_slot "$summary" scan_depth 1)
-    depth2=$(hist_slot "$summary" scan_depth 2)
-    landed2=$(wl_count "$wl" landed 2)
-    scenario_verdict "sisscan --mode $1: a wakee that may not run on the waker's CPU is scanned for from prev (depth 1)" \
-        "depth 1: '$depth1', depth 2: '$depth2' of '$search' searches; landed on CPU 2: '$landed2' of $n" \
-        wake_target_answer
-}
 
 sis_checks() {
     for mode in $MODES; do timed sis_audit "$mode"; done
@@ -2359,39 +1982,13 @@ sis_checks() {
     else
         notok "sisscan --filter real on a stock kernel # exit $rc: $(head -c 200 "$W/real.err")"
     fi
-    for mode in $MODES; do timed sis_no_miss "$mode"; done
-    if [ ! -w "$FEATURES" ]; then
-        KIND="known answer"
-        notok "sisscan known answers # no $FEATURES to turn SIS_UTIL off"
-        return
-    fi
-    : >"$W/agree"
-    for mode in $MODES; do timed sis_known_answer "$mode"; done
-    for mode in $MODES; do timed sis_wake_target "$mode"; done
-    for mode in $MODES; do
-        case $mode in fentry|kprobe) timed sis_util_checks "$mode" ;; esac
-    done
-    case " $MODES " in *" fentry "*) timed compare_sis_util fentry ;; esac
-    # The tiers measured the same workload: their common numbers agree
-    # (sis_search within 2%, domain searches within 5%, the depth-2 share
-    # within 10 points: each run has its own few kworker-disturbed
-    # wakeups; the tracepoint tier's numbers are estimates).
-    KIND=consistency
-    if [ "$(wc -l <"$W/agree")" -ge 2 ]; then
-        verdict=$(awk '{ s[NR] = $2; d[NR] = $3; p[NR] = ($2 > 0 ? 100 * $4 / $2 : 0); m[NR] = $1 }
-            END { bad = ""
-                  for (i = 2; i <= NR; i++) {
-                      if (s[i] < s[1] * 0.98 || s[i] > s[1] * 1.02) bad = bad " sis_search:" m[i]
-                      if (d[i] < d[1] * 0.95 || d[i] > d[1] * 1.05) bad = bad " sis_domain_search:" m[i]
-                      if (p[i] < p[1] - 10 || p[i] > p[1] + 10) bad = bad " depth2_share:" m[i]
-                  }
-                  print (bad == "" ? "pass" : "fail" bad) }' "$W/agree")
-        tiers=$(awk '{ printf "%s%s=%d/%d/%d", (NR > 1 ? " " : ""), $1, $2, $3, $4 }' "$W/agree")
-        case "$verdict" in
-            pass) ok "sisscan tiers agree on one workload (mode=search/domain/depth2: $tiers)" ;;
-            *) notok "sisscan tiers agree on one workload # ${verdict#fail}: $tiers" ;;
-        esac
-    fi
+    # no missed idle CPU (tests/check/sisscan_nomiss.c); wakeloop's known
+    # answers, the tiers' agreement, the scan target without want_affine
+    # and SIS_UTIL's effects (tests/check/sisscan_wakeloop.c, whose checks
+    # fail when SIS_UTIL cannot be turned off)
+    # and --compare's verdicts on SIS_UTIL on against off
+    timed run_checks --tier "$(echo $MODES | tr ' ' ',')" \
+        --id 'sisscan.known.*,sisscan.consistency.*'
 }
 
 # ------------------------------------------------ sisscan: the SMT stages
@@ -2949,7 +2546,7 @@ run_mutations() {
         case $m in
             drop) run_brackets fentry ;;
             stretch-durations) all_tools=$TOOLS; TOOLS=idlebal; run_brackets tracepoint; TOOLS=$all_tools ;;
-            *) if [ -w "$FEATURES" ]; then : >"$W/agree"; sis_known_answer fentry; fi ;;
+            *) run_checks --tier fentry --id 'sisscan.known.wakeloop.*' ;;
         esac
     done
     unset SCHEDSCAN_MUTATION
@@ -3038,7 +2635,7 @@ elif [ "${SCHEDSCAN_FILTER_REAL_V4:-0}" = 1 ]; then
     timed sis_filter_real_checks SIS_FILTER_V4 unoccupied
 elif [ -n "${SCHEDSCAN_ONLY:-}" ]; then
     # a developer's narrowed boot (VM_CMDLINE=SCHEDSCAN_ONLY=...):
-    # FUNCTION[:ARG...] items, comma separated, e.g. compare_sis_util:fentry
+    # FUNCTION[:ARG...] items, comma separated, e.g. sis_audit:fentry
     for item in $(echo "$SCHEDSCAN_ONLY" | tr ',' ' '); do
         case $item in
             *:*) timed "${item%%:*}" $(echo "${item#*:}" | tr ':' ' ') ;;

@@ -406,15 +406,7 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
             'numascan --mode (fentry|kprobe): numa_scan_work_calls and numa_scan_chunks = ftrace' \
             'numascan --mode (fentry|kprobe): ownvmas, one faulting thread: numa_hint_faults_private' \
             'numascan --mode (fentry|kprobe): four threads on one buffer: shared hint faults' \
-            'sisscan --mode (fentry|kprobe|tracepoint): wakeups from a busy CPU 0' \
-            'sisscan --mode (fentry|kprobe|tracepoint) --filter unoccupied_tick: ' \
-            'sisscan --mode (fentry|kprobe) --filter unoccupied: without SMT' \
-            'sisscan --mode (fentry|kprobe|tracepoint) --filter overloaded: ' \
-            'sisscan --mode (fentry|kprobe|tracepoint): no missed idle CPU' \
-            'sisscan --mode (fentry|kprobe|tracepoint): a wakee that may not run on the waker' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
-            'sisscan --mode (fentry|kprobe): SIS_UTIL, a saturated LLC' \
-            'sisscan --mode (fentry|kprobe): SIS_UTIL, CPU 3 idle' \
             'sisscan --list-metrics: auto reports every metric the tracepoint tier does' \
             'idlebal --list-metrics: auto reports every metric the tracepoint tier does' \
             'numascan --list-metrics: auto reports every metric the tracepoint tier does' \
