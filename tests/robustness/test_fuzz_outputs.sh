@@ -20,7 +20,12 @@ for i in $(seq 1 400); do
 	head -c $((RANDOM % 80 + 1)) /dev/urandom >"$WORK/in/random$i"
 done
 inputs=$(ls "$WORK/in" | wc -l)
-if SCHEDSCAN_FUZZ_DUMP="$WORK/out" "$bin" "$WORK"/in/* >"$WORK/harness.log" 2>&1; then
+# One dump per input: libFuzzer runs an input a second time, under
+# LeakSanitizer, whenever its mallocs and frees did not balance. A
+# clean-clone run saw 406 dumps (JSON, OpenMetrics and SVG alike) of 405
+# inputs, and no leak; 12,000 random inputs here did not repeat it. Leaks
+# are tests/fuzz/run.sh's job, with detection on.
+if SCHEDSCAN_FUZZ_DUMP="$WORK/out" "$bin" -detect_leaks=0 "$WORK"/in/* >"$WORK/harness.log" 2>&1; then
 	pass "names harness: $inputs inputs, every invariant held"
 else
 	fail "names harness: $inputs inputs" "$(grep -E 'invariant|ERROR' "$WORK/harness.log" | head -n 3)"
