@@ -168,6 +168,14 @@ void check_pass(struct check_run *r, bool ok, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool check_absent(struct check_run *r, double value, const char *what)
+{
+	if (!isnan(value))
+		return false;
+	check_pass(r, false, "%s reported no %s", r->def->tool, what);
+	return true;
+}
+
 void check_skip(struct check_run *r, const char *fmt, ...)
 {
 	char *why = NULL;

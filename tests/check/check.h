@@ -96,6 +96,11 @@ void check_bounds(struct check_run *r, double value, double lo, double hi, doubl
 /* A pass or fail without a number (an exit status, a record's presence). */
 void check_pass(struct check_run *r, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A value the check needs (NAN: the tool's record lacked it): false if
+ * present, else the check fails with "TOOL reported no WHAT" and true.
+ */
+bool check_absent(struct check_run *r, double value, const char *what);
 /* The check could not run here: a SKIP with the reason. */
 void check_skip(struct check_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A diagnostic line ("# ...") printed under the result. */

@@ -68,44 +68,48 @@ static pid_t spawn(const char *path, char *const argv[], int out_fd, int err_fd,
 	}
 }
 
-/* check_env.workloads/NAME in *path (to free) and its argv from ap; 0 or -1. */
-static int workload_argv(const char *name, va_list ap, char **path, char *argv[MAX_ARGS + 2],
-			 char *err, size_t errlen)
+/* DIR/NAME's path in *path (to free) and argv: NAME, then args; 0 or -1. */
+static int program_argv(const char *dir, const char *name, const char *const args[],
+			char **path, char *argv[MAX_ARGS + 2], char *err, size_t errlen)
 {
 	int argc = 0;
 
-	if (asprintf(path, "%s/%s", check_env.workloads, name) < 0) {
+	if (asprintf(path, "%s/%s", dir, name) < 0) {
 		*path = NULL;
 		return errmsg(err, errlen, "out of memory");
 	}
-	argv[argc++] = (char *)name;
-	for (char *a = va_arg(ap, char *); a && argc < MAX_ARGS; a = va_arg(ap, char *))
-		argv[argc++] = a;
-	argv[argc] = NULL;
 	if (access(*path, X_OK)) {
-		errmsg(err, errlen, "workload %s is missing (%s)", name, strerror(errno));
+		errmsg(err, errlen, "%s is missing (%s)", *path, strerror(errno));
 		free(*path);
 		*path = NULL;
 		return -1;
 	}
+	argv[argc++] = (char *)name;
+	for (int i = 0; args && args[i] && argc < MAX_ARGS; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
 	return 0;
 }
 
 pid_t workload_start(char *err, size_t errlen, const char *name, ...)
 {
+	const char *args[MAX_ARGS + 1];
 	char *argv[MAX_ARGS + 2], *path;
+	int nr_args = 0;
 	va_list ap;
 	pid_t pid;
-	int ret;
 
 	if (nr_workloads == MAX_WORKLOADS) {
 		errmsg(err, errlen, "more than %d workloads at once", MAX_WORKLOADS);
 		return -1;
 	}
 	va_start(ap, name);
-	ret = workload_argv(name, ap, &path, argv, err, errlen);
+	for (const char *a = va_arg(ap, const char *); a && nr_args < MAX_ARGS;
+	     a = va_arg(ap, const char *))
+		args[nr_args++] = a;
 	va_end(ap);
-	if (ret)
+	args[nr_args] = NULL;
+	if (program_argv(check_env.workloads, name, args, &path, argv, err, errlen))
 		return -1;
 	pid = spawn(path, argv, -1, -1, -1, -1);
 	free(path);
@@ -137,20 +141,11 @@ static int run_to_end(const char *dir, const char *out_path, const char *name,
 {
 	struct sigaction alarm_action = { .sa_handler = on_alarm }, old_action;
 	char *argv[MAX_ARGS + 2], *path;
-	int out_fd, argc = 0, status = -1;
+	int out_fd, status = -1;
 	pid_t pid;
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return errmsg(err, errlen, "out of memory");
-	if (access(path, X_OK)) {
-		errmsg(err, errlen, "%s is missing (%s)", path, strerror(errno));
-		free(path);
+	if (program_argv(dir, name, args, &path, argv, err, errlen))
 		return -1;
-	}
-	argv[argc++] = (char *)name;
-	for (int i = 0; args && args[i] && argc < MAX_ARGS; i++)
-		argv[argc++] = (char *)args[i];
-	argv[argc] = NULL;
 	out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (out_fd < 0) {
 		errmsg(err, errlen, "cannot open %s: %s", out_path, strerror(errno));
@@ -432,7 +427,7 @@ static double now_s(void)
 	return monotonic_seconds();
 }
 
-static void sleep_s(double s)
+void sleep_seconds(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 
@@ -550,7 +545,7 @@ int tool_stop(struct tool_run *t)
 			status = -1;
 			break;
 		}
-		sleep_s(0.02);
+		sleep_seconds(0.02);
 	}
 	t->status = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	t->pid = -1;

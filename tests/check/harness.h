@@ -76,6 +76,8 @@ long trace_line_field(const char *line, const char *name, long def);
 double trace_line_seconds(const char *line);
 bool trace_line_event(const char *line, const char *event);
 
+/* Sleeps s seconds, through signals. */
+void sleep_seconds(double s);
 /* Pins the calling thread to cpu, the old mask saved in old; 0 or -1. */
 int pin_self(int cpu, cpu_set_t *old);
 void unpin_self(const cpu_set_t *old);

@@ -208,14 +208,6 @@ static void change_clocksource_twice(struct overload_data *d)
 	}
 }
 
-static void sleep_seconds(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts))
-		;
-}
-
 /*
  * The spinner's run between its reads, less the time from its first read
  * to the window's start and from the window's end to its last read: at

@@ -28,17 +28,15 @@
 #include <string.h>
 
 #include "harness.h"
+#include "sisscan_wakeloop.h"
 #include "util.h"
 
 /* The neighbours on a CPU's list of wakeups a collision is looked for among. */
 #define COLLISION_REACH 4
 
 struct nomiss_data {
-	long wakeups;		/* what wakeloop counted */
-	double placements, placed_unoccupied, missed_idle;	/* NAN: absent */
+	struct wakeloop_data run;
 	long traced, colliding;	/* the replay's wakeups, and those that collided */
-	long trace_lost;
-	char trace_path[300];
 };
 
 /* One traced wakeup: waking, wakeup and the sleep that ended its run, s. */
@@ -141,88 +139,33 @@ out:
 	return ret;
 }
 
+static const struct trace_event nomiss_events[] = {
+	{ "sched/sched_waking", "comm == \"wakeloop\"" },
+	{ "sched/sched_wakeup", "comm == \"wakeloop\"" },
+	{ "sched/sched_switch", "prev_comm == \"wakeloop\"" },
+};
+
+static const struct wakeloop_setup nomiss = {
+	.trace_events = nomiss_events,
+	.nr_trace_events = sizeof(nomiss_events) / sizeof(nomiss_events[0]),
+	.args = { "-t", "4", "-n", "500", "-s", "2000", NULL },
+};
+
 static int nomiss_run(enum check_tier tier, void *data, char *err, size_t errlen)
 {
-	static const struct trace_event events[] = {
-		{ "sched/sched_waking", "comm == \"wakeloop\"" },
-		{ "sched/sched_wakeup", "comm == \"wakeloop\"" },
-		{ "sched/sched_switch", "prev_comm == \"wakeloop\"" },
-	};
-	static const char *const wakeloop_args[] = { "-t", "4", "-n", "500", "-s", "2000", NULL };
 	struct nomiss_data *d = data;
-	struct trace_session trace;
-	struct records recs = { 0 };
-	struct tool_run tool;
-	const struct jv *summary;
-	char tag[64], wl_out[300], line[256];
-	int ret = -1, status;
-	FILE *f;
 
-	snprintf(tag, sizeof(tag), "nomiss.%s", check_tier_name(tier));
-	snprintf(wl_out, sizeof(wl_out), "%s/%s.wl", check_env.work, tag);
-	snprintf(d->trace_path, sizeof(d->trace_path), "%s/%s.trace", check_env.work, tag);
-	if (trace_begin(&trace, "schedscan-check", events, sizeof(events) / sizeof(events[0]),
-			err, errlen))
+	if (wakeloop_run(&nomiss, "nomiss", tier, &d->run, err, errlen))
 		return -1;
-	if (tool_start(&tool, "sisscan", tier, -1, tag, err, errlen, "--comm", "wakeloop", "-d",
-		       "300", ARGS_END)) {
-		trace_end(&trace, d->trace_path, &d->trace_lost, NULL, 0);
-		return -1;
-	}
-	status = workload_run(wl_out, "wakeloop", wakeloop_args, err, errlen);
-	tool_stop(&tool);
-	if (status > 0)
-		errmsg(err, errlen, "wakeloop exited with status %d (%s)", status, wl_out);
-	if (trace_end(&trace, d->trace_path, &d->trace_lost, status ? NULL : err, errlen) ||
-	    status)
-		return -1;
-	if (tool.status != 0)
-		return errmsg(err, errlen, "sisscan exited with status %d (%s)", tool.status,
-			      tool.err);
-	f = fopen(wl_out, "r");
-	d->wakeups = -1;
-	while (f && fgets(line, sizeof(line), f)) {
-		int pid, threads;
-		long n;
-
-		if (sscanf(line, "wakeloop: pid %d threads %d wakeups %ld", &pid, &threads, &n) == 3)
-			d->wakeups = n;
-	}
-	if (f)
-		fclose(f);
-	if (d->wakeups < 0)
-		return errmsg(err, errlen, "wakeloop printed no summary line (%s)", wl_out);
-	if (records_read(tool.out, &recs, err, errlen))
-		return -1;
-	summary = record_of_type(&recs, "summary", -1);
-	if (!summary) {
-		errmsg(err, errlen, "sisscan wrote no summary (%s)", tool.out);
-	} else {
-		d->placements = record_metric(summary, "placements");
-		d->placed_unoccupied = record_metric(summary, "placed_unoccupied");
-		d->missed_idle = record_metric(summary, "missed_idle");
-		if (collisions(d->trace_path, &d->traced, &d->colliding)) {
-			errmsg(err, errlen, "cannot replay the trace %s", d->trace_path);
-		} else {
-			ret = 0;
-			printf("#   nomiss [%s]: placements %.0f, placed_unoccupied %.0f, missed_idle %.0f; wakeloop: %ld wakeups; ftrace: %ld wakeups, %ld colliding, %ld events lost\n",
-			       check_tier_name(tier), d->placements, d->placed_unoccupied,
-			       d->missed_idle, d->wakeups, d->traced, d->colliding, d->trace_lost);
-		}
-	}
-	records_free(&recs);
-	return ret;
+	if (collisions(d->run.trace_path, &d->traced, &d->colliding))
+		return errmsg(err, errlen, "cannot replay the trace %s", d->run.trace_path);
+	printf("#   nomiss [%s]: placements %.0f, placed_unoccupied %.0f, missed_idle %.0f; wakeloop: %ld wakeups; ftrace: %ld wakeups, %ld colliding, %ld events lost\n",
+	       check_tier_name(tier), d->run.placements, d->run.placed_unoccupied,
+	       d->run.missed_idle, d->run.wakeups, d->traced, d->colliding, d->run.trace_lost);
+	return 0;
 }
 
 static const struct scenario sc_nomiss = { "nomiss", sizeof(struct nomiss_data), nomiss_run };
-
-static bool metric_absent(struct check_run *r, double v, const char *name)
-{
-	if (!isnan(v))
-		return false;
-	check_pass(r, false, "sisscan reported no %s", name);
-	return true;
-}
 
 /* Four sleepers on four CPUs, and CPUs besides them for a collision's wakee. */
 #define NEEDS_NOMISS (NEED_ROOT | NEED_CPUS4)
@@ -234,11 +177,11 @@ CHECK(nomiss_placements, .id = "sisscan.known.nomiss.placements", .tool = "sissc
 {
 	const struct nomiss_data *d = scenario_get(r, &sc_nomiss);
 
-	if (!d || metric_absent(r, d->placements, "placements"))
+	if (!d || check_absent(r, d->run.placements, "placements"))
 		return;
 	/* the margin read against the narrower side */
-	check_bounds(r, d->placements, floor(0.95 * (double)d->wakeups), (double)d->wakeups + 10,
-		     10, "placements against wakeloop's %ld wakeups", d->wakeups);
+	check_bounds(r, d->run.placements, floor(0.95 * (double)d->run.wakeups), (double)d->run.wakeups + 10,
+		     10, "placements against wakeloop's %ld wakeups", d->run.wakeups);
 }
 
 CHECK(nomiss_unoccupied, .id = "sisscan.known.nomiss.placed_unoccupied", .tool = "sisscan",
@@ -248,17 +191,17 @@ CHECK(nomiss_unoccupied, .id = "sisscan.known.nomiss.placed_unoccupied", .tool =
 {
 	const struct nomiss_data *d = scenario_get(r, &sc_nomiss);
 
-	if (!d || metric_absent(r, d->placements, "placements") ||
-	    metric_absent(r, d->placed_unoccupied, "placed_unoccupied"))
+	if (!d || check_absent(r, d->run.placements, "placements") ||
+	    check_absent(r, d->run.placed_unoccupied, "placed_unoccupied"))
 		return;
 	/* more than the placements is a miscount, not a margin */
-	if (d->placed_unoccupied > d->placements) {
+	if (d->run.placed_unoccupied > d->run.placements) {
 		check_pass(r, false, "placed_unoccupied %.0f, more than the %.0f placements",
-			   d->placed_unoccupied, d->placements);
+			   d->run.placed_unoccupied, d->run.placements);
 		return;
 	}
-	check_bounds(r, d->placed_unoccupied, floor(0.99 * d->placements), INFINITY,
-		     0.01 * d->placements, "placed_unoccupied of %.0f placements", d->placements);
+	check_bounds(r, d->run.placed_unoccupied, floor(0.99 * d->run.placements), INFINITY,
+		     0.01 * d->run.placements, "placed_unoccupied of %.0f placements", d->run.placements);
 }
 
 CHECK(nomiss_missed, .id = "sisscan.known.nomiss.missed_idle", .tool = "sisscan",
@@ -269,16 +212,16 @@ CHECK(nomiss_missed, .id = "sisscan.known.nomiss.missed_idle", .tool = "sisscan"
 	const struct nomiss_data *d = scenario_get(r, &sc_nomiss);
 	double slack;
 
-	if (!d || metric_absent(r, d->missed_idle, "missed_idle") ||
-	    metric_absent(r, d->placements, "placements"))
+	if (!d || check_absent(r, d->run.missed_idle, "missed_idle") ||
+	    check_absent(r, d->run.placements, "placements"))
 		return;
-	if (d->trace_lost || d->traced < d->wakeups) {
+	if (d->run.trace_lost || d->traced < d->run.wakeups) {
 		check_pass(r, false, "ftrace traced %ld of the %ld wakeups, %ld events lost: no replay to count collisions",
-			   d->traced, d->wakeups, d->trace_lost);
+			   d->traced, d->run.wakeups, d->run.trace_lost);
 		return;
 	}
-	slack = floor(d->placements / 1000);
-	check_bounds(r, d->missed_idle, -INFINITY, (double)d->colliding + slack, slack,
+	slack = floor(d->run.placements / 1000);
+	check_bounds(r, d->run.missed_idle, -INFINITY, (double)d->colliding + slack, slack,
 		     "missed_idle of %.0f placements against %ld colliding wakeups in ftrace's %ld",
-		     d->placements, d->colliding, d->traced);
+		     d->run.placements, d->colliding, d->traced);
 }

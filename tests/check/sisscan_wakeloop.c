@@ -34,7 +34,12 @@
  * CPUs 1 and 3 run two pinned spinners each, so their ticks put them in
  * the mask; CPU 0 runs the waker alone and CPU 2 nothing. So the model
  * lets 0 and 2 through: one false positive per audit (busy CPU 0,
- * 90-110%), no false negative (at most 2%). A model whose ticks are never
+ * 90-110%), no false negative (at most 2%). But CPU 0 holds two tasks
+ * from the sleeper's arrival to its read() (and, delayed, until CPU 0
+ * goes idle on 6.12+), and a tick then, at a high enough utilisation, may
+ * hide CPU 0 until its next tick (6.18 fentry in CI: 334 of 400): the
+ * lower bound leaves out the wakings after such a tick, counted from
+ * ftrace's CPU 0 (crowded_wakings). A model whose ticks are never
  * seen (the 6.1 tick callback, issue 9) lets all four through: 3 false
  * positives an audit.
  *
@@ -49,47 +54,47 @@
 #include <time.h>
 
 #include "harness.h"
+#include "sisscan_wakeloop.h"
 #include "util.h"
 
 #define SCAN_CPUS 4	/* the replay's CPUs: target 0's LLC as the scenario uses it */
 
-struct tick_replay {
-	long wakings;		/* the sleeper's sched_waking events */
-	long fp, fn;		/* the v1-v3 model's verdicts against the truth */
-	long ticks0, idle0;	/* CPU 0's ticks and idle entries (diagnostics) */
-};
 
 /*
- * A wakeloop run under sisscan (--comm wakeloop --linear), spinners
- * pinned around it, as one scenario sets it up.
+ * The tasks ftrace shows on CPU 0's runqueue. The overloaded rule needs
+ * two of them at a tick, and CPU 0 has two between the sleeper's arrival
+ * and its read() (longer, delayed, where DELAY_DEQUEUE keeps a blocked
+ * task queued until CPU 0 next picks it). Without sched_migrate_task, a
+ * queued task pulled away stays counted until CPU 0 goes idle: the count
+ * errs on the crowded side, so a known answer built on it errs wide.
  */
-struct wakeloop_setup {
-	const char *spin;		/* the CPUs to pin a spinner on ("1 1 3 3": two each) */
-	bool spinners_first;		/* before the tool attaches; else after it, then 1 s */
-	bool no_sis_util;		/* a full scan */
-	bool no_delay_dequeue;		/* where the kernel has it (6.12+) */
-	bool trace;			/* ftrace for the tick model's replay */
-	const char *filters;		/* sisscan --filter in the decoding tiers, or NULL */
-	const char *tracepoint_filters;	/* ... in the tracepoint tier */
-	const char *args[12];		/* wakeloop's, NULL-terminated */
+struct cpu_queue {
+	long pid[16];
+	int n;
 };
 
-struct wakeloop_data {
-	long wakeups;		/* what wakeloop counted */
-	long landed[MAX_CPUS], slept[MAX_CPUS];
-	long sleeper;		/* the sleeper's TID, -1 if wakeloop printed none */
-	/* the tool's summary (NAN: absent) */
-	double search, domain_search, domain_hit, domain_failed, missed_idle, audits;
-	double depth1, depth2;
-	double util_skipped, util_limited, idle_scan0;
-	double tick_fp, tick_fn, tick_hid_all_idle;
-	double v4_passed, v4_fn, v4_balances, audit_unoccupied;
-	double overloaded_fp, overloaded_fn;
-	struct tick_replay replay;
-	long trace_lost;
-	char trace_path[300];
-	char tool_out[256];	/* sisscan's JSON Lines */
-};
+static void queue_add(struct cpu_queue *q, long pid)
+{
+	for (int i = 0; i < q->n; i++)
+		if (q->pid[i] == pid)
+			return;
+	if (q->n < (int)(sizeof(q->pid) / sizeof(q->pid[0])))
+		q->pid[q->n++] = pid;
+}
+
+static void queue_del(struct cpu_queue *q, long pid)
+{
+	for (int i = 0; i < q->n; i++)
+		if (q->pid[i] == pid) {
+			q->pid[i] = q->pid[--q->n];
+			return;
+		}
+}
+
+static bool switch_prev_runnable(const char *line)
+{
+	return strstr(line, " prev_state=R") != NULL;
+}
 
 /* ------------------------------------------------------------ the replay */
 
@@ -114,10 +119,13 @@ static bool line_is_tick(const char *line)
  * interrupted; no event at all: idle throughout), its bit from that
  * state, as the tool seeds a CPU nothing touched.
  */
-static int tick_replay(const char *path, long sleeper, struct tick_replay *out)
+static int tick_replay(const char *path, long sleeper, bool delayed_dequeue,
+		       struct tick_replay *out)
 {
 	bool known[MAX_CPUS] = { 0 }, first_idle[MAX_CPUS] = { 0 };
 	bool idle[MAX_CPUS] = { 0 }, bit[MAX_CPUS] = { 0 }, woken[MAX_CPUS] = { 0 };
+	struct cpu_queue queued0 = { 0 };
+	bool ticked0 = false, crowded0 = false;
 	char line[1024];
 	const char *b = NULL;
 	FILE *f = fopen(path, "r");
@@ -147,25 +155,48 @@ static int tick_replay(const char *path, long sleeper, struct tick_replay *out)
 		if (c < 0 || line[0] == '#')
 			continue;
 		if (trace_line_event(line, "sched_switch")) {
-			idle[c] = trace_line_field(line, "next_pid", -1) == 0;
+			long prev = trace_line_field(line, "prev_pid", -1);
+			long next = trace_line_field(line, "next_pid", -1);
+
+			idle[c] = next == 0;
 			woken[c] = false;
 			if (idle[c])
 				bit[c] = true;
 			if (c == 0 && idle[c])
 				out->idle0++;
+			/* idle only once nothing, delayed or not, is queued */
+			if (c == 0 && idle[c])
+				queued0.n = 0;
+			else if (c == 0 && prev > 0 && !switch_prev_runnable(line) && !delayed_dequeue)
+				queue_del(&queued0, prev);
+			if (c == 0 && next > 0)
+				queue_add(&queued0, next);
 		} else if (trace_line_event(line, "sched_wakeup")) {
 			long t = trace_line_field(line, "target_cpu", -1);
 
 			if (t >= 0 && t < MAX_CPUS)
 				woken[t] = true;
+			if (t == 0)
+				queue_add(&queued0, trace_line_field(line, "pid", -1));
+			else
+				queue_del(&queued0, trace_line_field(line, "pid", -1));
 		} else if (line_is_tick(line)) {
-			if (trace_line_task_pid(line, b) != 0)
+			long current = trace_line_task_pid(line, b);
+
+			if (current != 0)
 				idle[c] = false;
 			bit[c] = idle[c] && !woken[c];
-			if (c == 0)
+			if (c == 0) {
 				out->ticks0++;
+				if (current > 0)
+					queue_add(&queued0, current);
+				ticked0 = true;
+				crowded0 = queued0.n > 1;
+				out->crowded_ticks0 += crowded0;
+			}
 		} else if (trace_line_event(line, "sched_waking") && trace_line_field(line, "pid", -2) == sleeper) {
 			out->wakings++;
+			out->crowded_wakings += !ticked0 || crowded0;
 			for (int k = 0; k < SCAN_CPUS; k++) {
 				bool truth = k != c && idle[k] && !woken[k];
 
@@ -180,7 +211,10 @@ static int tick_replay(const char *path, long sleeper, struct tick_replay *out)
 
 /* ------------------------------------------------------------ the run */
 
-/* wakeloop's output: "wakeloop: pid P sleeper S wakeups N", "landed C N", "slept C N". */
+/*
+ * wakeloop's output: "wakeloop: pid P sleeper S wakeups N" (with -t:
+ * "wakeloop: pid P threads T wakeups N"), "landed C N", "slept C N".
+ */
 static int wakeloop_read(const char *path, struct wakeloop_data *d, char *err, size_t errlen)
 {
 	char line[256];
@@ -191,12 +225,16 @@ static int wakeloop_read(const char *path, struct wakeloop_data *d, char *err, s
 	if (!f)
 		return errmsg(err, errlen, "cannot read wakeloop's output %s", path);
 	while (fgets(line, sizeof(line), f)) {
-		int cpu, pid, sleeper;
+		int cpu, pid, sleeper, threads;
 		long n;
 
 		if (sscanf(line, "wakeloop: pid %d sleeper %d wakeups %ld", &pid, &sleeper, &n) == 3) {
 			header = true;
 			d->sleeper = sleeper;
+			d->wakeups = n;
+		} else if (sscanf(line, "wakeloop: pid %d threads %d wakeups %ld", &pid, &threads,
+				  &n) == 3) {
+			header = true;
 			d->wakeups = n;
 		} else if (sscanf(line, "landed %d %ld", &cpu, &n) == 2 && cpu >= 0 && cpu < MAX_CPUS) {
 			d->landed[cpu] = n;
@@ -212,6 +250,8 @@ static int wakeloop_read(const char *path, struct wakeloop_data *d, char *err, s
 
 static void summary_read(const struct jv *s, struct wakeloop_data *d)
 {
+	d->placements = record_metric(s, "placements");
+	d->placed_unoccupied = record_metric(s, "placed_unoccupied");
 	d->search = record_metric(s, "sis_search");
 	d->domain_search = record_metric(s, "sis_domain_search");
 	d->domain_hit = record_metric(s, "sis_domain_hit");
@@ -252,18 +292,10 @@ static int spinners_start(const char *cpus, char *err, size_t errlen)
 	return 0;
 }
 
-static void sleep_second(void)
+int wakeloop_run(const struct wakeloop_setup *setup, const char *name, enum check_tier tier,
+		 struct wakeloop_data *d, char *err, size_t errlen)
 {
-	struct timespec ts = { 1, 0 };
-
-	while (nanosleep(&ts, &ts))
-		;
-}
-
-static int wakeloop_run(const struct wakeloop_setup *setup, const char *name,
-			enum check_tier tier, struct wakeloop_data *d, char *err, size_t errlen)
-{
-	static const struct trace_event events[] = {
+	static const struct trace_event tick_events[] = {
 		/* the sleeper's wakings only; every CPU's state for the replay */
 		{ "sched/sched_waking", "comm == \"wakeloop\"" },
 		{ "sched/sched_switch", NULL },
@@ -271,6 +303,9 @@ static int wakeloop_run(const struct wakeloop_setup *setup, const char *name,
 		{ "timer/hrtimer_expire_entry", NULL },
 	};
 	const char *filters = tier == TIER_TRACEPOINT ? setup->tracepoint_filters : setup->filters;
+	const struct trace_event *events = setup->tick_trace ? tick_events : setup->trace_events;
+	int nr_events = setup->tick_trace ? (int)(sizeof(tick_events) / sizeof(tick_events[0]))
+					  : setup->nr_trace_events;
 	bool delay_dequeue = setup->no_delay_dequeue && sched_feature_exists("DELAY_DEQUEUE");
 	struct trace_session trace = { 0 };
 	struct records recs = { 0 };
@@ -291,26 +326,25 @@ static int wakeloop_run(const struct wakeloop_setup *setup, const char *name,
 	 */
 	if (setup->spinners_first && spinners_start(setup->spin, err, errlen))
 		goto out;
-	if (setup->trace && trace_begin(&trace, "schedscan-check", events,
-					sizeof(events) / sizeof(events[0]), err, errlen))
+	if (events && trace_begin(&trace, "schedscan-check", events, nr_events, err, errlen))
 		goto out;
 	if (tool_start(&tool, "sisscan", tier, -1, tag, err, errlen, "--comm", "wakeloop",
 		       "--linear", "-d", "300", filters ? "--filter" : ARGS_END, filters, ARGS_END))
 		goto trace_out;
-	if (!setup->spinners_first) {
+	if (!setup->spinners_first && setup->spin) {
 		if (spinners_start(setup->spin, err, errlen)) {
 			tool_stop(&tool);
 			goto trace_out;
 		}
 		/* their load in the CPUs' util and in SIS_UTIL's scan limit */
-		sleep_second();
+		sleep_seconds(1);
 	}
 	status = workload_run(wl_out, "wakeloop", setup->args, err, errlen);
 	tool_stop(&tool);
 	workloads_stop();
 	if (status > 0)
 		errmsg(err, errlen, "wakeloop exited with status %d (%s)", status, wl_out);
-	if (setup->trace &&
+	if (events &&
 	    trace_end(&trace, d->trace_path, &d->trace_lost, status ? NULL : err, errlen))
 		goto out;
 	if (status)
@@ -324,27 +358,31 @@ static int wakeloop_run(const struct wakeloop_setup *setup, const char *name,
 		goto out;
 	if (!record_of_type(&recs, "summary", -1)) {
 		errmsg(err, errlen, "sisscan wrote no summary (%s)", tool.out);
-	} else if (setup->trace && tick_replay(d->trace_path, d->sleeper, &d->replay)) {
+	} else if (setup->tick_trace && tick_replay(d->trace_path, d->sleeper,
+						   sched_feature_exists("DELAY_DEQUEUE") && !delay_dequeue,
+						   &d->replay)) {
 		errmsg(err, errlen, "cannot read the trace %s", d->trace_path);
 	} else {
 		summary_read(record_of_type(&recs, "summary", -1), d);
 		ret = 0;
-		/* the numbers the checks of the run read, once */
-		printf("#   %s [%s]: sis_search %.0f, sis_domain_search %.0f, sis_domain_hit %.0f, sis_domain_failed %.0f, scan depth 1: %.0f, 2: %.0f, missed_idle %.0f, sis_util_skipped %.0f, sis_util_limited %.0f, nr_idle_scan 0: %.0f; wakeloop: %ld wakeups, landed on CPU 2: %ld, slept on CPU 0: %ld, on 2: %ld\n",
-		       name, check_tier_name(tier), d->search, d->domain_search, d->domain_hit,
-		       d->domain_failed, d->depth1, d->depth2, d->missed_idle, d->util_skipped,
-		       d->util_limited, d->idle_scan0, d->wakeups, d->landed[2], d->slept[0],
-		       d->slept[2]);
-		if (setup->trace)
-			printf("#   %s [%s]: audits %.0f; unoccupied_tick fp %.0f fn %.0f hid_all_idle %.0f; ftrace's replay: %ld wakings, fp %ld fn %ld, CPU 0 %ld ticks %ld idle entries, %ld events lost\n",
+		/* the numbers the checks of the run read, once (-t: the caller's) */
+		if (d->sleeper >= 0)
+			printf("#   %s [%s]: sis_search %.0f, sis_domain_search %.0f, sis_domain_hit %.0f, sis_domain_failed %.0f, scan depth 1: %.0f, 2: %.0f, missed_idle %.0f, sis_util_skipped %.0f, sis_util_limited %.0f, nr_idle_scan 0: %.0f; wakeloop: %ld wakeups, landed on CPU 2: %ld, slept on CPU 0: %ld, on 2: %ld\n",
+			       name, check_tier_name(tier), d->search, d->domain_search,
+			       d->domain_hit, d->domain_failed, d->depth1, d->depth2,
+			       d->missed_idle, d->util_skipped, d->util_limited, d->idle_scan0,
+			       d->wakeups, d->landed[2], d->slept[0], d->slept[2]);
+		if (setup->tick_trace)
+			printf("#   %s [%s]: audits %.0f; unoccupied_tick fp %.0f fn %.0f hid_all_idle %.0f; ftrace's replay: %ld wakings, fp %ld fn %ld, CPU 0 %ld ticks (%ld may have found two tasks queued) %ld idle entries, %ld events lost\n",
 			       name, check_tier_name(tier), d->audits, d->tick_fp, d->tick_fn,
 			       d->tick_hid_all_idle, d->replay.wakings, d->replay.fp, d->replay.fn,
-			       d->replay.ticks0, d->replay.idle0, d->trace_lost);
+			       d->replay.ticks0, d->replay.crowded_ticks0, d->replay.idle0,
+			       d->trace_lost);
 	}
 	records_free(&recs);
 	goto out;
 trace_out:
-	if (setup->trace)
+	if (events)
 		trace_end(&trace, d->trace_path, &d->trace_lost, NULL, 0);
 out:
 	workloads_stop();
@@ -366,7 +404,7 @@ out:
 
 /* The known answer: waker and sleeper on CPU 0, CPUs 1 and 3 doubly busy, 2 idle. */
 static const struct wakeloop_setup wakeloop = {
-	.spin = "1 1 3 3", .spinners_first = true, .no_sis_util = true, .trace = true,
+	.spin = "1 1 3 3", .spinners_first = true, .no_sis_util = true, .tick_trace = true,
 	.filters = "unoccupied,unoccupied_tick,overloaded",
 	.tracepoint_filters = "unoccupied_tick,overloaded",
 	.args = { "-c", "0", "-n", "400", NULL },
@@ -379,15 +417,6 @@ WAKELOOP_SCENARIO(wakeloop);
 static const struct wakeloop_data *wakeloop_get(struct check_run *r)
 {
 	return scenario_get(r, &sc_wakeloop);
-}
-
-/* A metric the scenario needs is absent: the check fails saying which. */
-static bool absent(struct check_run *r, double v, const char *name)
-{
-	if (!isnan(v))
-		return false;
-	check_pass(r, false, "sisscan reported no %s", name);
-	return true;
 }
 
 /*
@@ -404,6 +433,21 @@ static bool scenario_held(struct check_run *r, const struct wakeloop_data *d)
 	return false;
 }
 
+/*
+ * Whether the filters were audited at nearly every wakeup (95%), as the
+ * verdict checks need; otherwise the check fails saying so.
+ */
+static bool audits_cover(struct check_run *r, const struct wakeloop_data *d)
+{
+	if (check_absent(r, d->audits, "audits"))
+		return false;
+	if (d->audits >= 0.95 * (double)d->wakeups)
+		return true;
+	check_pass(r, false, "%.0f audits for %ld wakeups: at least 95%% needed", d->audits,
+		   d->wakeups);
+	return false;
+}
+
 #define NEEDS_WAKELOOP (NEED_ROOT | NEED_CPUS4)
 
 CHECK(sis_search, .id = "sisscan.known.wakeloop.sis_search", .tool = "sisscan",
@@ -413,7 +457,7 @@ CHECK(sis_search, .id = "sisscan.known.wakeloop.sis_search", .tool = "sisscan",
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
 
-	if (!d || absent(r, d->search, "sis_search"))
+	if (!d || check_absent(r, d->search, "sis_search"))
 		return;
 	/* the margin read against the narrower side */
 	check_bounds(r, d->search, 0.95 * (double)d->wakeups, (double)d->wakeups + 5, 5,
@@ -427,8 +471,8 @@ CHECK(domain_search, .id = "sisscan.known.wakeloop.domain_search", .tool = "siss
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
 
-	if (!d || absent(r, d->search, "sis_search") ||
-	    absent(r, d->domain_search, "sis_domain_search"))
+	if (!d || check_absent(r, d->search, "sis_search") ||
+	    check_absent(r, d->domain_search, "sis_domain_search"))
 		return;
 	/* more domain scans than searches is a miscount, not a margin */
 	if (d->domain_search > d->search) {
@@ -449,7 +493,7 @@ CHECK(depth2, .id = "sisscan.known.wakeloop.scan_depth_2", .tool = "sisscan",
 	const struct wakeloop_data *d = wakeloop_get(r);
 	double tol;
 
-	if (!d || absent(r, d->depth2, "scan_depth histogram") || !scenario_held(r, d))
+	if (!d || check_absent(r, d->depth2, "scan_depth histogram") || !scenario_held(r, d))
 		return;
 	tol = (double)(d->wakeups / 50 + 2);
 	check_bounds(r, d->depth2, (double)d->landed[2] - tol, (double)d->landed[2] + tol, tol,
@@ -464,7 +508,7 @@ CHECK(domain_hit, .id = "sisscan.known.wakeloop.domain_hit", .tool = "sisscan",
 	const struct wakeloop_data *d = wakeloop_get(r);
 	double tol;
 
-	if (!d || absent(r, d->domain_hit, "sis_domain_hit") || !scenario_held(r, d))
+	if (!d || check_absent(r, d->domain_hit, "sis_domain_hit") || !scenario_held(r, d))
 		return;
 	tol = (double)(d->wakeups / 50 + 2);
 	check_bounds(r, d->domain_hit, (double)d->landed[2] - tol, (double)d->landed[2] + tol, tol,
@@ -478,7 +522,7 @@ CHECK(missed_idle, .id = "sisscan.known.wakeloop.missed_idle", .tool = "sisscan"
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
 
-	if (!d || absent(r, d->missed_idle, "missed_idle") || absent(r, d->search, "sis_search"))
+	if (!d || check_absent(r, d->missed_idle, "missed_idle") || check_absent(r, d->search, "sis_search"))
 		return;
 	check_bounds(r, d->missed_idle, -INFINITY, d->search / 100, d->search / 100,
 		     "missed_idle of %.0f searches", d->search);
@@ -499,13 +543,8 @@ static double replay_slack(const struct wakeloop_data *d)
 /* The run the tick-model checks need: audits for nearly every wakeup, no trace lost. */
 static bool tick_run_usable(struct check_run *r, const struct wakeloop_data *d)
 {
-	if (absent(r, d->audits, "audits"))
+	if (!audits_cover(r, d))
 		return false;
-	if (d->audits < 0.95 * (double)d->wakeups) {
-		check_pass(r, false, "%.0f audits for %ld wakeups: at least 95%% needed", d->audits,
-			   d->wakeups);
-		return false;
-	}
 	if (d->trace_lost) {
 		check_pass(r, false, "ftrace lost %ld events: no replay to hold the model to",
 			   d->trace_lost);
@@ -523,7 +562,7 @@ CHECK(tick_fp, .id = "sisscan.known.wakeloop.unoccupied_tick_fp", .tool = "sissc
 	const struct wakeloop_data *d = wakeloop_get(r);
 	double slack, fp;
 
-	if (!d || absent(r, d->tick_fp, "filter_unoccupied_tick_fp") || !tick_run_usable(r, d))
+	if (!d || check_absent(r, d->tick_fp, "filter_unoccupied_tick_fp") || !tick_run_usable(r, d))
 		return;
 	slack = replay_slack(d);
 	fp = (double)d->replay.fp;
@@ -542,7 +581,7 @@ CHECK(tick_fn, .id = "sisscan.known.wakeloop.unoccupied_tick_fn", .tool = "sissc
 	const struct wakeloop_data *d = wakeloop_get(r);
 	double slack, fn;
 
-	if (!d || absent(r, d->tick_fn, "filter_unoccupied_tick_fn") || !tick_run_usable(r, d))
+	if (!d || check_absent(r, d->tick_fn, "filter_unoccupied_tick_fn") || !tick_run_usable(r, d))
 		return;
 	slack = replay_slack(d);
 	fn = (double)d->replay.fn;
@@ -559,13 +598,12 @@ CHECK(v4_fn, .id = "sisscan.known.wakeloop.unoccupied_fn", .tool = "sisscan",
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
 
-	if (!d || absent(r, d->v4_fn, "filter_unoccupied_fn") ||
-	    absent(r, d->audit_unoccupied, "audit_unoccupied") || absent(r, d->audits, "audits"))
+	if (!d || check_absent(r, d->v4_fn, "filter_unoccupied_fn") ||
+	    check_absent(r, d->audit_unoccupied, "audit_unoccupied") || !audits_cover(r, d))
 		return;
-	if (d->audits < 0.95 * (double)d->wakeups || d->v4_passed != 0 || d->v4_balances != 0 ||
-	    d->audit_unoccupied <= 0) {
-		check_pass(r, false, "audits %.0f of %ld wakeups (95%% needed), passed %.0f and SMT-level balances %.0f (0 each), audit_unoccupied %.0f (some needed)",
-			   d->audits, d->wakeups, d->v4_passed, d->v4_balances, d->audit_unoccupied);
+	if (d->v4_passed != 0 || d->v4_balances != 0 || d->audit_unoccupied <= 0) {
+		check_pass(r, false, "passed %.0f and SMT-level balances %.0f (0 each), audit_unoccupied %.0f (some needed)",
+			   d->v4_passed, d->v4_balances, d->audit_unoccupied);
 		return;
 	}
 	check_bounds(r, d->v4_fn, d->audit_unoccupied, d->audit_unoccupied, 0,
@@ -577,20 +615,25 @@ CHECK(overloaded_fp, .id = "sisscan.known.wakeloop.overloaded_fp", .tool = "siss
       .tiers = TIER_ALL, .kind = KIND_KNOWN_ANSWER, .needs = NEEDS_WAKELOOP,
       .tolerance = "10% of the audits",
       .what = "the draft's overloaded mask passes busy CPU 0 (the waker alone): "
-	      "one false positive an audit")
+	      "one false positive an audit, less those after a tick that found CPU 0 "
+	      "with two tasks queued (ftrace)")
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
+	double crowded;
 
-	if (!d || absent(r, d->overloaded_fp, "filter_overloaded_fp") ||
-	    absent(r, d->audits, "audits"))
+	if (!d || check_absent(r, d->overloaded_fp, "filter_overloaded_fp") ||
+	    !audits_cover(r, d))
 		return;
-	if (d->audits < 0.95 * (double)d->wakeups) {
-		check_pass(r, false, "%.0f audits for %ld wakeups: at least 95%% needed", d->audits,
-			   d->wakeups);
-		return;
-	}
-	check_bounds(r, d->overloaded_fp, 0.9 * d->audits, 1.1 * d->audits, 0.1 * d->audits,
-		     "filter_overloaded_fp against %.0f audits", d->audits);
+	/*
+	 * A tick while the sleeper is queued on CPU 0 beside the waker (or
+	 * delayed there) may, at CPU 0's utilisation, put CPU 0 in the mask
+	 * until its next tick: those wakings may have no false positive.
+	 */
+	crowded = fmin((double)d->replay.crowded_wakings, d->audits);
+	check_bounds(r, d->overloaded_fp, 0.9 * d->audits - crowded, 1.1 * d->audits,
+		     0.1 * d->audits,
+		     "filter_overloaded_fp against %.0f audits, %.0f of them after a tick that may have found CPU 0 with two tasks (%ld such ticks of %ld)",
+		     d->audits, crowded, d->replay.crowded_ticks0, d->replay.ticks0);
 }
 
 CHECK(overloaded_fn, .id = "sisscan.known.wakeloop.overloaded_fn", .tool = "sisscan",
@@ -600,14 +643,9 @@ CHECK(overloaded_fn, .id = "sisscan.known.wakeloop.overloaded_fn", .tool = "siss
 {
 	const struct wakeloop_data *d = wakeloop_get(r);
 
-	if (!d || absent(r, d->overloaded_fn, "filter_overloaded_fn") ||
-	    absent(r, d->audits, "audits"))
+	if (!d || check_absent(r, d->overloaded_fn, "filter_overloaded_fn") ||
+	    !audits_cover(r, d))
 		return;
-	if (d->audits < 0.95 * (double)d->wakeups) {
-		check_pass(r, false, "%.0f audits for %ld wakeups: at least 95%% needed", d->audits,
-			   d->wakeups);
-		return;
-	}
 	check_bounds(r, d->overloaded_fn, -INFINITY, d->audits / 50, d->audits / 50,
 		     "filter_overloaded_fn over %.0f audits", d->audits);
 }
@@ -629,7 +667,7 @@ CHECK(agree_search, .id = "sisscan.consistency.wakeloop.sis_search", .tool = "si
 {
 	const struct wakeloop_data *d = wakeloop_get(r), *ref = d ? reference_get(r) : NULL;
 
-	if (!ref || absent(r, d->search, "sis_search") || absent(r, ref->search, "fentry's sis_search"))
+	if (!ref || check_absent(r, d->search, "sis_search") || check_absent(r, ref->search, "fentry's sis_search"))
 		return;
 	check_bounds(r, d->search, 0.98 * ref->search, 1.02 * ref->search, 0.02 * ref->search,
 		     "sis_search against fentry's %.0f", ref->search);
@@ -642,8 +680,8 @@ CHECK(agree_domain, .id = "sisscan.consistency.wakeloop.sis_domain_search", .too
 {
 	const struct wakeloop_data *d = wakeloop_get(r), *ref = d ? reference_get(r) : NULL;
 
-	if (!ref || absent(r, d->domain_search, "sis_domain_search") ||
-	    absent(r, ref->domain_search, "fentry's sis_domain_search"))
+	if (!ref || check_absent(r, d->domain_search, "sis_domain_search") ||
+	    check_absent(r, ref->domain_search, "fentry's sis_domain_search"))
 		return;
 	check_bounds(r, d->domain_search, 0.95 * ref->domain_search, 1.05 * ref->domain_search,
 		     0.05 * ref->domain_search, "sis_domain_search against fentry's %.0f",
@@ -658,8 +696,8 @@ CHECK(agree_depth2, .id = "sisscan.consistency.wakeloop.depth_2_share", .tool = 
 	const struct wakeloop_data *d = wakeloop_get(r), *ref = d ? reference_get(r) : NULL;
 	double share, ref_share;
 
-	if (!ref || absent(r, d->depth2, "scan_depth histogram") ||
-	    absent(r, ref->depth2, "fentry's scan_depth histogram"))
+	if (!ref || check_absent(r, d->depth2, "scan_depth histogram") ||
+	    check_absent(r, ref->depth2, "fentry's scan_depth histogram"))
 		return;
 	share = d->search > 0 ? 100 * d->depth2 / d->search : 0;
 	ref_share = ref->search > 0 ? 100 * ref->depth2 / ref->search : 0;
@@ -706,7 +744,7 @@ CHECK(wake_target, .id = "sisscan.known.wake_target.scan_depth_1", .tool = "siss
 {
 	const struct wakeloop_data *d = scenario_get(r, &sc_wake_target);
 
-	if (!d || absent(r, d->depth1, "scan_depth histogram") || !scenario_held(r, d))
+	if (!d || check_absent(r, d->depth1, "scan_depth histogram") || !scenario_held(r, d))
 		return;
 	check_bounds(r, d->depth1, (double)d->landed[2] - two_pct((double)d->landed[2]),
 		     (double)d->landed[2] + two_pct((double)d->landed[2]),
@@ -753,8 +791,8 @@ CHECK(util_skipped, .id = "sisscan.known.sis_util.saturated_skipped", .tool = "s
 {
 	const struct wakeloop_data *d = scenario_get(r, &sc_saturated);
 
-	if (!d || absent(r, d->util_skipped, "sis_util_skipped") ||
-	    absent(r, d->idle_scan0, "nr_idle_scan histogram"))
+	if (!d || check_absent(r, d->util_skipped, "sis_util_skipped") ||
+	    check_absent(r, d->idle_scan0, "nr_idle_scan histogram"))
 		return;
 	if (d->idle_scan0 <= 0) {
 		check_pass(r, false, "no search read nr_idle_scan 0 (sis_util_skipped %.0f of %.0f searches)",
@@ -774,7 +812,7 @@ CHECK(util_zero, .id = "sisscan.known.sis_util.saturated_idle_scan_0", .tool = "
 {
 	const struct wakeloop_data *d = scenario_get(r, &sc_saturated);
 
-	if (!d || absent(r, d->idle_scan0, "nr_idle_scan histogram"))
+	if (!d || check_absent(r, d->idle_scan0, "nr_idle_scan histogram"))
 		return;
 	check_bounds(r, d->idle_scan0, (double)d->slept[0] / 2, INFINITY, 0,
 		     "the nr_idle_scan 0 slot against the %ld wakeups that slept on CPU 0",
@@ -788,8 +826,8 @@ CHECK(util_limited, .id = "sisscan.known.sis_util.limited_failed", .tool = "siss
 {
 	const struct wakeloop_data *d = scenario_get(r, &sc_limited);
 
-	if (!d || absent(r, d->util_limited, "sis_util_limited") ||
-	    absent(r, d->domain_failed, "sis_domain_failed") || absent(r, d->search, "sis_search"))
+	if (!d || check_absent(r, d->util_limited, "sis_util_limited") ||
+	    check_absent(r, d->domain_failed, "sis_domain_failed") || check_absent(r, d->search, "sis_search"))
 		return;
 	if (d->search <= 0) {
 		check_pass(r, false, "no search");
@@ -808,8 +846,8 @@ CHECK(util_limited_missed, .id = "sisscan.known.sis_util.limited_missed", .tool 
 {
 	const struct wakeloop_data *d = scenario_get(r, &sc_limited);
 
-	if (!d || absent(r, d->util_limited, "sis_util_limited") ||
-	    absent(r, d->missed_idle, "missed_idle"))
+	if (!d || check_absent(r, d->util_limited, "sis_util_limited") ||
+	    check_absent(r, d->missed_idle, "missed_idle"))
 		return;
 	check_bounds(r, d->missed_idle, floor(d->util_limited * 9 / 10), INFINITY,
 		     d->util_limited / 10, "missed_idle against sis_util_limited %.0f",
