@@ -168,6 +168,23 @@ void check_pass(struct check_run *r, bool ok, const char *fmt, ...)
 	va_end(ap);
 }
 
+void check_percent(struct check_run *r, double pct, const char *name, double part,
+		   double whole, bool whole_may_be_0)
+{
+	if (check_absent(r, pct, name) || check_absent(r, part, "the percentage's part") ||
+	    check_absent(r, whole, "the percentage's whole"))
+		return;
+	if (!(whole > 0)) {
+		if (whole_may_be_0)
+			check_skip(r, "nothing to take a share of (%.0f)", whole);
+		else
+			check_pass(r, false, "%s: nothing to take a share of (%.0f)", name, whole);
+		return;
+	}
+	check_bounds(r, pct, 100 * part / whole - 0.01, 100 * part / whole + 0.01, 0.01,
+		     "%s against 100 x %.0f / %.0f", name, part, whole);
+}
+
 bool check_absent(struct check_run *r, double value, const char *what)
 {
 	if (!isnan(value))
@@ -315,6 +332,15 @@ static const char *needs_unmet(unsigned int needs)
 	}
 	if ((needs & NEED_LLCS2) && t->nr_llcs < 2)
 		return "needs two LLCs";
+	if (needs & NEED_NODES2) {
+		bool on[2] = { false, false };
+
+		for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++)
+			if (t->node_of_cpu[cpu] == 0 || t->node_of_cpu[cpu] == 1)
+				on[t->node_of_cpu[cpu]] = true;
+		if (!on[0] || !on[1])
+			return "needs NUMA nodes 0 and 1 with CPUs";
+	}
 	return NULL;
 }
 
@@ -358,7 +384,7 @@ static int load_registry(void)
 
 static const char *needs_text(unsigned int needs, char *buf, size_t len)
 {
-	static const char *const names[] = { "root", "cpus4", "llcs2" };
+	static const char *const names[] = { "root", "cpus4", "llcs2", "nodes2" };
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -470,12 +496,17 @@ int main(int argc, char **argv)
 	if (load_registry())
 		return 1;
 	if (list) {
-		printf("%-46s %-8s %-24s %-11s %-16s %s\n", "ID", "TOOL", "TIERS", "KIND", "NEEDS",
-		       "TOLERANCE");
+		int width = 2;	/* the longest id's, so that the columns line up */
+
+		for (const struct check_def **d = registry; d < registry + nr_registry; d++)
+			if (selected(*d, ids, skips, kinds) && (int)strlen((*d)->id) > width)
+				width = (int)strlen((*d)->id);
+		printf("%-*s %-8s %-24s %-11s %-16s %s\n", width, "ID", "TOOL", "TIERS", "KIND",
+		       "NEEDS", "TOLERANCE");
 		for (const struct check_def **d = registry; d < registry + nr_registry; d++) {
 			if (!selected(*d, ids, skips, kinds))
 				continue;
-			printf("%-46s %-8s %-24s %-11s %-16s %s\n", (*d)->id, (*d)->tool,
+			printf("%-*s %-8s %-24s %-11s %-16s %s\n", width, (*d)->id, (*d)->tool,
 			       tiers_text((*d)->tiers, buf, sizeof(buf)), kind_words[(*d)->kind],
 			       needs_text((*d)->needs, needs, sizeof(needs)), (*d)->tolerance);
 		}

@@ -42,6 +42,7 @@ enum check_need {
 	NEED_ROOT = 1 << 0,
 	NEED_CPUS4 = 1 << 1,	/* CPUs 0-3 online, in one LLC */
 	NEED_LLCS2 = 1 << 2,	/* at least two LLCs */
+	NEED_NODES2 = 1 << 3,	/* NUMA nodes 0 and 1, each with CPUs */
 };
 
 struct check_run;
@@ -93,6 +94,13 @@ const char *check_tier_name(enum check_tier tier);
  */
 void check_bounds(struct check_run *r, double value, double lo, double hi, double tolerance,
 		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/*
+ * A percentage the tool computed, pct = 100 part / whole, within 0.01
+ * points ("TOOL reported no NAME" when absent). A whole of 0 is a SKIP
+ * when whole_may_be_0 (nothing to take a share of), else a failure.
+ */
+void check_percent(struct check_run *r, double pct, const char *name, double part,
+		   double whole, bool whole_may_be_0);
 /* A pass or fail without a number (an exit status, a record's presence). */
 void check_pass(struct check_run *r, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

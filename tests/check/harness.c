@@ -135,13 +135,12 @@ static void on_alarm(int sig)
 	(void)sig;	/* only to interrupt waitpid() */
 }
 
-/* DIR/NAME args... to its end, stdout and stderr into out_path. */
-static int run_to_end(const char *dir, const char *out_path, const char *name,
-		      const char *const args[], char *err, size_t errlen)
+/* DIR/NAME args..., stdout and stderr into out_path: its pid, or -1 with a sentence. */
+static pid_t start_with_output(const char *dir, const char *out_path, const char *name,
+			       const char *const args[], char *err, size_t errlen)
 {
-	struct sigaction alarm_action = { .sa_handler = on_alarm }, old_action;
 	char *argv[MAX_ARGS + 2], *path;
-	int out_fd, status = -1;
+	int out_fd;
 	pid_t pid;
 
 	if (program_argv(dir, name, args, &path, argv, err, errlen))
@@ -156,7 +155,16 @@ static int run_to_end(const char *dir, const char *out_path, const char *name,
 	close(out_fd);
 	free(path);
 	if (pid < 0)
-		return errmsg(err, errlen, "cannot start %s: %s", name, strerror(errno));
+		errmsg(err, errlen, "cannot start %s: %s", name, strerror(errno));
+	return pid;
+}
+
+/* Waits for pid's end (120 s at most, then SIGKILL): its exit status, or -1 with a sentence. */
+static int wait_for_end(pid_t pid, const char *name, char *err, size_t errlen)
+{
+	struct sigaction alarm_action = { .sa_handler = on_alarm }, old_action;
+	int status = -1;
+
 	/* blocked in waitpid(), not polling: the workload's CPUs stay as it left them */
 	sigaction(SIGALRM, &alarm_action, &old_action);
 	alarm(120);
@@ -173,6 +181,40 @@ static int run_to_end(const char *dir, const char *out_path, const char *name,
 		return errmsg(err, errlen, "%s was killed by signal %d", name,
 			      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return WEXITSTATUS(status);
+}
+
+/* DIR/NAME args... to its end, stdout and stderr into out_path. */
+static int run_to_end(const char *dir, const char *out_path, const char *name,
+		      const char *const args[], char *err, size_t errlen)
+{
+	pid_t pid = start_with_output(dir, out_path, name, args, err, errlen);
+
+	return pid < 0 ? -1 : wait_for_end(pid, name, err, errlen);
+}
+
+pid_t workload_spawn(const char *out_path, const char *name, const char *const args[],
+		     char *err, size_t errlen)
+{
+	pid_t pid;
+
+	if (nr_workloads == MAX_WORKLOADS) {
+		errmsg(err, errlen, "more than %d workloads at once", MAX_WORKLOADS);
+		return -1;
+	}
+	pid = start_with_output(check_env.workloads, out_path, name, args, err, errlen);
+	if (pid > 0)
+		workload_pids[nr_workloads++] = pid;
+	return pid;
+}
+
+int workload_wait(pid_t pid, const char *name, char *err, size_t errlen)
+{
+	for (int i = 0; i < nr_workloads; i++)
+		if (workload_pids[i] == pid) {
+			workload_pids[i] = workload_pids[--nr_workloads];
+			break;
+		}
+	return wait_for_end(pid, name, err, errlen);
 }
 
 int workload_run(const char *out_path, const char *name, const char *const args[], char *err,
@@ -228,6 +270,71 @@ static const char *tracefs(void)
 {
 	return access("/sys/kernel/tracing/instances", F_OK) ? "/sys/kernel/debug/tracing"
 							      : "/sys/kernel/tracing";
+}
+
+bool trace_event_exists(const char *event)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/events/%s", tracefs(), event);
+	return access(path, F_OK) == 0;
+}
+
+void kprobe_event_remove(const char *name)
+{
+	char path[200], probe[200];
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs());
+	snprintf(probe, sizeof(probe), "-:schedscan/%s", name);
+	write_file(path, probe);
+}
+
+int kprobe_event_add(char type, const char *name, const char *spec, char *err, size_t errlen)
+{
+	char path[200], probe[300];
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs());
+	snprintf(probe, sizeof(probe), "%c:schedscan/%s %s", type, name, spec);
+	kprobe_event_remove(name);	/* a killed run's */
+	/* opened without O_TRUNC, which would delete every kprobe event */
+	if (write_file(path, probe))
+		return errmsg(err, errlen, "cannot add the kprobe event '%s' to %s: %s", probe, path,
+			      strerror(errno));
+	return 0;
+}
+
+int setting_replace(const char *const paths[], const char *value, struct saved_setting *saved,
+		    char *err, size_t errlen)
+{
+	char *old = NULL;
+
+	memset(saved, 0, sizeof(*saved));
+	for (int i = 0; paths[i]; i++) {
+		if (access(paths[i], F_OK))
+			continue;
+		if (read_text_file(paths[i], &old, NULL, 0))
+			return errmsg(err, errlen, "cannot read %s: %s", paths[i], strerror(errno));
+		snprintf(saved->path, sizeof(saved->path), "%s", paths[i]);
+		snprintf(saved->value, sizeof(saved->value), "%.*s", (int)strcspn(old, "\n"), old);
+		free(old);
+		if (write_file(saved->path, value))
+			return errmsg(err, errlen, "cannot write %s to %s: %s", value, saved->path,
+				      strerror(errno));
+		saved->saved = true;
+		return 0;
+	}
+	return errmsg(err, errlen, "none of %s and the like exists on this kernel", paths[0]);
+}
+
+int setting_restore(struct saved_setting *saved, char *err, size_t errlen)
+{
+	if (!saved->saved)
+		return 0;
+	saved->saved = false;
+	if (write_file(saved->path, saved->value))
+		return errmsg(err, errlen, "cannot restore %s to %s: %s", saved->path, saved->value,
+			      strerror(errno));
+	return 0;
 }
 
 static int trace_setting(const struct trace_session *s, const char *file, const char *text,

@@ -36,6 +36,15 @@ void workloads_stop(void);
  */
 int workload_run(const char *out_path, const char *name, const char *const args[], char *err,
 		 size_t errlen);
+/*
+ * The same in two steps, for a scenario that reads the workload's state
+ * while it runs: workload_spawn() starts it (a workload, killed by
+ * workloads_stop() until waited for) and returns its pid or -1 with a
+ * sentence; workload_wait() waits for its end as workload_run() does.
+ */
+pid_t workload_spawn(const char *out_path, const char *name, const char *const args[],
+		     char *err, size_t errlen);
+int workload_wait(pid_t pid, const char *name, char *err, size_t errlen);
 /* The same for check_env.bin/TOOL, a run that ends by itself (--compare). */
 int tool_run(const char *out_path, const char *tool, const char *const args[], char *err,
 	     size_t errlen);
@@ -75,6 +84,33 @@ long trace_line_task_pid(const char *line, const char *bracket);
 long trace_line_field(const char *line, const char *name, long def);
 double trace_line_seconds(const char *line);
 bool trace_line_event(const char *line, const char *event);
+
+/* Whether tracefs has the event ("sched/sched_skip_vma_numa"). */
+bool trace_event_exists(const char *event);
+/*
+ * A kprobe event schedscan/NAME (kprobe_events: type 'p' at a function's
+ * entry, 'r' at its return; spec the function and its fetch arguments,
+ * "change_prot_numa start=+0(%di):u64"), for a trace_begin() to enable as
+ * "schedscan/NAME"; 0 or -1 with a sentence. kprobe_event_remove()
+ * deletes it once no session has it enabled.
+ */
+int kprobe_event_add(char type, const char *name, const char *spec, char *err, size_t errlen);
+void kprobe_event_remove(const char *name);
+
+/*
+ * A kernel setting (a sysctl, a debugfs knob) changed for a scenario:
+ * setting_replace() writes value to the first of paths (NULL-terminated)
+ * that exists, keeping the old value; setting_restore() puts it back.
+ * 0, or -1 with a sentence in err.
+ */
+struct saved_setting {
+	char path[200];
+	char value[64];
+	bool saved;
+};
+int setting_replace(const char *const paths[], const char *value, struct saved_setting *saved,
+		    char *err, size_t errlen);
+int setting_restore(struct saved_setting *saved, char *err, size_t errlen);
 
 /* Sleeps s seconds, through signals. */
 void sleep_seconds(double s);

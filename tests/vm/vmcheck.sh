@@ -389,23 +389,6 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
             'numascan numa_pages_migrated \[(tp_btf|raw_tp|tracepoint)\]' \
             'numascan numa_hint_fault_pages \[(tp_btf|raw_tp)\]' \
             'numascan numa_vma_skips' \
-            'numascan --mode fentry: threads on node 0' 'numascan --mode kprobe: threads on node 0' \
-            'numascan --mode (fentry|kprobe): numaremote.s remote share falls' \
-            'numascan --mode (fentry|kprobe): node_pairs: the hint faults per CPU node = ftrace' \
-            'numascan --mode (fentry|kprobe): node_pairs: hint faults from node-0 CPUs' \
-            'numascan --mode (fentry|kprobe): numaremote.s vmas rows are named' \
-            'numascan --mode (fentry|kprobe): ownvmas, a sleeping thread.s buffer' \
-            'numascan --mode (fentry|kprobe): ownvmas, the busy thread.s own buffer' \
-            'numascan --mode (fentry|kprobe): ownvmas with(out)? the PID filter' \
-            'numascan --mode (fentry|kprobe): four threads on one VMA, TIDs picked' \
-            'numascan --mode (fentry|kprobe) --svg: the node matrices' \
-            'numascan --mode (fentry|kprobe): migration_pairs: every migrated hint fault' \
-            'numascan --mode (fentry|kprobe): scan audit = its replay from ftrace' \
-            'numascan --mode (fentry|kprobe): scan audit: the busy thread.s own buffer' \
-            'numascan --mode (fentry|kprobe): numa_scans_unfaulted_after_pct = ' \
-            'numascan --mode (fentry|kprobe): numa_scan_work_calls and numa_scan_chunks = ftrace' \
-            'numascan --mode (fentry|kprobe): ownvmas, one faulting thread: numa_hint_faults_private' \
-            'numascan --mode (fentry|kprobe): four threads on one buffer: shared hint faults' \
             'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
             'sisscan --list-metrics: auto reports every metric the tracepoint tier does' \
             'idlebal --list-metrics: auto reports every metric the tracepoint tier does' \
