@@ -748,13 +748,27 @@ double record_hist_slot(const struct jv *rec, const char *name, unsigned long lo
 	return 0;
 }
 
+const struct jv *table_rows(const struct jv *rec, const char *table)
+{
+	const struct jv *rows = jv_get(jv_get(rec, table), "rows");
+
+	return rows && rows->type == JV_ARRAY ? rows : NULL;
+}
+
+double row_number(const struct jv *row, const char *column)
+{
+	double v;
+
+	return row && jv_number(jv_get(row, column), &v) ? v : NAN;
+}
+
 double table_sum(const struct jv *rec, const char *table, const char *key_column, long key,
 		 const char *column)
 {
-	const struct jv *rows = jv_get(jv_get(rec, table), "rows");
+	const struct jv *rows = table_rows(rec, table);
 	double sum = 0, v, k;
 
-	if (!rows || rows->type != JV_ARRAY)
+	if (!rows)
 		return 0;
 	for (size_t i = 0; i < rows->n; i++) {
 		if (key >= 0 && (!jv_number(jv_get(&rows->items[i], key_column), &k) ||

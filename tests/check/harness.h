@@ -151,6 +151,10 @@ double record_seconds(const struct jv *rec);
 double record_metric(const struct jv *rec, const char *name);
 /* The count of a histogram metric's slot [low, low] (linear), 0 if none, NAN if no histogram. */
 double record_hist_slot(const struct jv *rec, const char *name, unsigned long long low);
+/* The rows array of a record's table, or NULL when the record has none. */
+const struct jv *table_rows(const struct jv *rec, const char *table);
+/* A row's column as a number, NAN when the row (NULL) or the column is absent. */
+double row_number(const struct jv *row, const char *column);
 /* Sums column of the rows of table whose key column equals key (key < 0: every row). */
 double table_sum(const struct jv *rec, const char *table, const char *key_column, long key,
 		 const char *column);

@@ -380,8 +380,8 @@ static int audit_run(enum check_tier tier, void *data, char *err, size_t errlen)
 	d->scan_chunks = record_metric(s, "numa_scan_chunks");
 	d->scans_unfaulted_after_pct = record_metric(s, "numa_scans_unfaulted_after_pct");
 	d->skips_faulted_after_pct = record_metric(s, "numa_skips_faulted_after_pct");
-	d->own_row = vma_column(vma_row(s, d->own), "numa_scans_unfaulted_after");
-	d->idle_row = vma_column(vma_row(s, d->idle), "numa_scans_unfaulted_after");
+	d->own_row = row_number(vma_row(s, d->own), "numa_scans_unfaulted_after");
+	d->idle_row = row_number(vma_row(s, d->idle), "numa_scans_unfaulted_after");
 	printf("#   audit [%s]: the tool: scans %.0f (unfaulted after %.0f), skips %.0f (faulted after %.0f, pid_inactive %.0f), passes %.0f, chunks %.0f, own buffer %.0f, idle buffer %.0f; the replay (%s, %s): scans %ld (%ld), skips %ld (%ld, %ld), passes %ld, chunks %ld, own %ld, idle %ld, %ld hint faults, %ld lines, %ld events lost\n",
 	       check_tier_name(tier), d->scans_audited, d->scans_unfaulted_after,
 	       d->skips_audited, d->skips_faulted_after, d->skips_faulted_after_pid_inactive,

@@ -178,20 +178,6 @@ static void tasks_read(pid_t pid, char *out, size_t len)
 		closedir(tasks);
 }
 
-static double row_number(const struct jv *row, const char *name)
-{
-	double v;
-
-	return jv_number(jv_get(row, name), &v) ? v : NAN;
-}
-
-static const struct jv *table_rows(const struct jv *rec, const char *table)
-{
-	const struct jv *rows = jv_get(jv_get(rec, table), "rows");
-
-	return rows && rows->type == JV_ARRAY ? rows : NULL;
-}
-
 /* How many distinct values a small set of node ids holds. */
 static int distinct(const int *ids, int n)
 {

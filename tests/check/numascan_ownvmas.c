@@ -114,22 +114,15 @@ int ownvmas_threads_read(const char *path, int nr_threads, long tid[], unsigned 
 
 const struct jv *vma_row(const struct jv *rec, unsigned long long start)
 {
-	const struct jv *rows = jv_get(jv_get(rec, "vmas"), "rows");
+	const struct jv *rows = table_rows(rec, "vmas");
 	unsigned long long s;
 
-	if (!rows || rows->type != JV_ARRAY)
+	if (!rows)
 		return NULL;
 	for (size_t i = 0; i < rows->n; i++)
 		if (jv_u64(jv_get(&rows->items[i], "start"), &s) && s == start)
 			return &rows->items[i];
 	return NULL;
-}
-
-double vma_column(const struct jv *row, const char *name)
-{
-	double v;
-
-	return row && jv_number(jv_get(row, name), &v) ? v : NAN;
 }
 
 static void summary_read(const struct jv *s, struct ownvmas_data *d)
@@ -147,12 +140,12 @@ static void summary_read(const struct jv *s, struct ownvmas_data *d)
 
 		d->row[i] = (struct vma_counts){
 			.found = row != NULL,
-			.scans = vma_column(row, "numa_scans"),
-			.unfaulted = vma_column(row, "numa_scans_unfaulted"),
-			.faults = vma_column(row, "numa_hint_faults"),
-			.ptes = vma_column(row, "numa_pte_updates"),
-			.ptes_unfaulted = vma_column(row, "numa_pte_updates_unfaulted"),
-			.skips = vma_column(row, "numa_vma_skips"),
+			.scans = row_number(row, "numa_scans"),
+			.unfaulted = row_number(row, "numa_scans_unfaulted"),
+			.faults = row_number(row, "numa_hint_faults"),
+			.ptes = row_number(row, "numa_pte_updates"),
+			.ptes_unfaulted = row_number(row, "numa_pte_updates_unfaulted"),
+			.skips = row_number(row, "numa_vma_skips"),
 		};
 	}
 }
@@ -166,11 +159,11 @@ static long late_unfaulted(const struct records *recs, unsigned long long start)
 
 	for (long k = 0; (rec = record_of_type(recs, "interval", k)); k++) {
 		const struct jv *row = vma_row(rec, start);
-		double unfaulted = vma_column(row, "numa_scans_unfaulted");
+		double unfaulted = row_number(row, "numa_scans_unfaulted");
 
 		if (faulted && unfaulted > 0)
 			late += (long)unfaulted;
-		if (vma_column(row, "numa_hint_faults") > 0)
+		if (row_number(row, "numa_hint_faults") > 0)
 			faulted = true;
 	}
 	return late;
@@ -560,9 +553,9 @@ static int pid_hash_run(enum check_tier tier, void *data, char *err, size_t errl
 		goto out;
 	}
 	row = vma_row(out.summary, d->start);
-	d->faulting_tids = vma_column(row, "numa_faulting_tids");
-	d->collisions = vma_column(row, "numa_tid_hash_collisions");
-	d->faults = vma_column(row, "numa_hint_faults");
+	d->faulting_tids = row_number(row, "numa_faulting_tids");
+	d->collisions = row_number(row, "numa_tid_hash_collisions");
+	d->faults = row_number(row, "numa_hint_faults");
 	d->faults_shared = record_metric(out.summary, "numa_hint_faults_shared");
 	d->faults_private = record_metric(out.summary, "numa_hint_faults_private");
 	printf("#   pid_hash [%s]: the shared buffer's row: %.0f faulting TIDs, %.0f collisions, %.0f hint faults; ownvmas: %ld threads, %ld distinct bits; shared %.0f, private %.0f\n",

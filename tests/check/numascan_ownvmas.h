@@ -46,7 +46,5 @@ int ownvmas_threads_read(const char *path, int nr_threads, long tid[], unsigned 
 			 double *late, char *err, size_t errlen);
 /* The vmas row of the buffer that starts at start, or NULL. */
 const struct jv *vma_row(const struct jv *rec, unsigned long long start);
-/* A row's column, NAN when the row or the column is absent. */
-double vma_column(const struct jv *row, const char *name);
 
 #endif
