@@ -9,6 +9,7 @@
 # are run with it: at least one of their checks must fail, and the
 # failing checks are listed as "# " comments.
 set -uo pipefail
+set -f	# the check runner's ids are globs, for it to match, not the shell
 cd "$(dirname "$0")/.."
 BUILD=${SCHEDSCAN_BUILD:-$PWD/build}
 export SCHEDSCAN_BIN=$BUILD/test
@@ -22,14 +23,14 @@ tap_notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
 #   drop               perf's sched_waking and sched_migrate_task counts,
 #                      rusage faults (test_counts), per-process rows (test_tables),
 #                      idlebal's migration causes against wakeloop's own count
-#                      (test_idlebal), numascan's skip reasons against
-#                      bpftrace (test_numascan)
+#                      (the check runner's idlebal.*.causes.*), numascan's
+#                      skip reasons against bpftrace (test_numascan)
 #   shift-hist         idle_episode_ns against bpftrace's episodes (test_tables)
 #   count-as           missed_idle against the stays the workload saw (test_sisscan)
 #   freeze-filters     the delayed filter's known answer (test_sisscan)
 #   stretch-durations  idle_ns against bpftrace and /proc/stat (test_tables)
 MUTATIONS=(
-	"drop test_counts test_tables test_idlebal test_numascan"
+	"drop test_counts test_tables test_idlebal test_numascan check:idlebal.*.causes.*"
 	"shift-hist test_tables"
 	"count-as:missed_idle:placed_unoccupied test_sisscan"
 	"freeze-filters test_sisscan"
@@ -47,9 +48,16 @@ done
 logs=$(mktemp -d /tmp/schedscan-mutations.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 
-# run_live NAME LOG: one live test, the failing check names on stdout.
+# run_live NAME LOG: one live test, or with NAME check:IDS the check
+# runner's checks IDS in this host's tier, the failing check names on
+# stdout.
 run_live() {
-	timeout -k 10 900 bash "tests/live/$1.sh" >"$2" 2>&1
+	case $1 in
+	check:*)
+		timeout -k 10 900 "$BUILD/tests/check/check" --tier tracepoint --id "${1#check:}" >"$2" 2>&1 ;;
+	*)
+		timeout -k 10 900 bash "tests/live/$1.sh" >"$2" 2>&1 ;;
+	esac
 	sed -n -E 's/^not ok [0-9]+ - (.*)$/\1/p' "$2"
 }
 

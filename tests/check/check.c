@@ -116,34 +116,25 @@ static void print_fmt(struct check_run *r, enum result_state s, const char *d, c
 	va_end(ap);
 }
 
-void check_bounds(struct check_run *r, double value, double lo, double hi, double tolerance,
-		  const char *fmt, ...)
+/*
+ * One bounded result: value against [lo, hi], its margin (negative when
+ * outside) and what the margin is read against (0: exact, no margin row).
+ */
+static void bounds_result(struct check_run *r, double value, double lo, double hi,
+			  double margin, double tolerance, const char *detail)
 {
 	bool ok = value >= lo && value <= hi && !isnan(value);
-	double margin = fmin(value - lo, hi - value);
 	struct strbuf text = { 0 };
-	va_list ap;
 
-	va_start(ap, fmt);
-	{
-		char *detail = NULL;
-
-		if (vasprintf(&detail, fmt, ap) < 0)
-			detail = NULL;
-		if (isinf(lo) && lo < 0)
-			strbuf_printf(&text, "%.4g, at most %.4g, margin %.3g", value, hi, margin);
-		else if (isinf(hi))
-			strbuf_printf(&text, "%.4g, at least %.4g, margin %.3g", value, lo, margin);
-		else
-			strbuf_printf(&text, "%.4g in [%.4g, %.4g], margin %.3g", value, lo, hi,
-				      margin);
-		if (tolerance > 0)
-			strbuf_printf(&text, " = %.2fx the tolerance %.3g", margin / tolerance,
-				      tolerance);
-		strbuf_printf(&text, " (%s)", detail ? detail : "?");
-		free(detail);
-	}
-	va_end(ap);
+	if (isinf(lo) && lo < 0)
+		strbuf_printf(&text, "%.4g, at most %.4g, margin %.3g", value, hi, margin);
+	else if (isinf(hi))
+		strbuf_printf(&text, "%.4g, at least %.4g, margin %.3g", value, lo, margin);
+	else
+		strbuf_printf(&text, "%.4g in [%.4g, %.4g], margin %.3g", value, lo, hi, margin);
+	if (tolerance > 0)
+		strbuf_printf(&text, " = %.2fx the tolerance %.3g", margin / tolerance, tolerance);
+	strbuf_printf(&text, " (%s)", detail ? detail : "?");
 	if (tolerance > 0 && !grow_array((void **)&margins, &margins_cap, nr_margins + 1,
 					  sizeof(*margins))) {
 		struct margin_row *m = &margins[nr_margins];
@@ -157,6 +148,53 @@ void check_bounds(struct check_run *r, double value, double lo, double hi, doubl
 	}
 	check_pass(r, ok, "%s", text.buf ? text.buf : "");
 	strbuf_free(&text);
+}
+
+void check_bounds(struct check_run *r, double value, double lo, double hi, double tolerance,
+		  const char *fmt, ...)
+{
+	char *detail = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		detail = NULL;
+	va_end(ap);
+	bounds_result(r, value, lo, hi, fmin(value - lo, hi - value), tolerance, detail);
+	free(detail);
+}
+
+void check_near(struct check_run *r, double value, double ref, double below, double above,
+		const char *fmt, ...)
+{
+	double lo = ref - below, hi = ref + above;
+	/* the side that limits: the smaller share of its room left */
+	double ratio_lo = below > 0 ? (value - lo) / below : INFINITY;
+	double ratio_hi = above > 0 ? (hi - value) / above : INFINITY;
+	double margin, tolerance;
+	char *detail = NULL;
+	va_list ap;
+
+	if (value < ref && !(below > 0)) {
+		/* past an exact side: failed by that much */
+		margin = value - ref;
+		tolerance = fmax(below, above);
+	} else if (value > ref && !(above > 0)) {
+		margin = ref - value;
+		tolerance = fmax(below, above);
+	} else if (ratio_lo <= ratio_hi) {
+		margin = value - lo;
+		tolerance = below;
+	} else {
+		margin = hi - value;
+		tolerance = above;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&detail, fmt, ap) < 0)
+		detail = NULL;
+	va_end(ap);
+	bounds_result(r, value, lo, hi, margin, tolerance, detail);
+	free(detail);
 }
 
 void check_pass(struct check_run *r, bool ok, const char *fmt, ...)
@@ -181,7 +219,11 @@ void check_percent(struct check_run *r, double pct, const char *name, double par
 			check_pass(r, false, "%s: nothing to take a share of (%.0f)", name, whole);
 		return;
 	}
-	check_bounds(r, pct, 100 * part / whole - 0.01, 100 * part / whole + 0.01, 0.01,
+	/*
+	 * 0.01: the tool's rounding to two decimals, not noise: it can never
+	 * be used up, so it has no margin among the closest.
+	 */
+	check_bounds(r, pct, 100 * part / whole - 0.01, 100 * part / whole + 0.01, 0,
 		     "%s against 100 x %.0f / %.0f", name, part, whole);
 }
 

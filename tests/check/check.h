@@ -95,6 +95,15 @@ const char *check_tier_name(enum check_tier tier);
 void check_bounds(struct check_run *r, double value, double lo, double hi, double tolerance,
 		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /*
+ * The one result of a check against a reference: pass iff ref - below <=
+ * value <= ref + above. A side of 0 is exact: a value on it is right, not
+ * close to failing, so the margin is read on the sides with room, each
+ * against its own room (a check that may lose 1% and never gain sits at
+ * 1.00x when it loses nothing).
+ */
+void check_near(struct check_run *r, double value, double ref, double below, double above,
+		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/*
  * A percentage the tool computed, pct = 100 part / whole, within 0.01
  * points ("TOOL reported no NAME" when absent). A whole of 0 is a SKIP
  * when whole_may_be_0 (nothing to take a share of), else a failure.

@@ -520,10 +520,9 @@ CHECK(pages_migrated, .id = "numascan.known.numaremote.pages_migrated", .tool = 
 			   d->remote, d->faults, d->moved);
 		return;
 	}
-	check_bounds(r, d->migrated, (double)d->moved, (double)(d->moved + OTHER_PAGES),
-		     OTHER_PAGES,
-		     "numa_pages_migrated against the %ld of %ld pages numa_maps saw move to node %d (remote %.0f of %.0f hint faults, %.0f passes)",
-		     d->moved, d->placed, CPU_NODE, d->remote, d->faults, d->passes);
+	check_near(r, d->migrated, (double)d->moved, 0, OTHER_PAGES,
+		   "numa_pages_migrated against the %ld of %ld pages numa_maps saw move to node %d (remote %.0f of %.0f hint faults, %.0f passes)",
+		   d->moved, d->placed, CPU_NODE, d->remote, d->faults, d->passes);
 }
 
 CHECK(share_falls, .id = "numascan.known.numaremote.remote_share_falls", .tool = "numascan",
@@ -637,10 +636,9 @@ CHECK(moves_faults, .id = "numascan.consistency.numaremote.migration_pairs_fault
 		return;
 	}
 	slack = kprobe_slack(r, d->migrated_faults);
-	check_bounds(r, d->moves_faults + (double)d->moves_dropped, d->migrated_faults - slack,
-		     d->migrated_faults, slack,
-		     "migration_pairs' faults %.0f and %ld refused inserts (%s) against numa_hint_faults_migrated",
-		     d->moves_faults, d->moves_dropped, d->moves_dropped_error);
+	check_near(r, d->moves_faults + (double)d->moves_dropped, d->migrated_faults, slack, 0,
+		   "migration_pairs' faults %.0f and %ld refused inserts (%s) against numa_hint_faults_migrated",
+		   d->moves_faults, d->moves_dropped, d->moves_dropped_error);
 }
 
 CHECK(moves_direction, .id = "numascan.known.numaremote.migration_pairs_direction",
@@ -673,9 +671,8 @@ CHECK(moves_pages, .id = "numascan.known.numaremote.migration_pairs_pages", .too
 	if (!d)
 		return;
 	slack = kprobe_slack(r, d->migrated_faults) + (double)d->moves_dropped;
-	check_bounds(r, d->moves_pages, (double)d->moved - slack, (double)(d->moved + OTHER_PAGES),
-		     OTHER_PAGES, "migration_pairs' pages against the %ld pages numa_maps saw move",
-		     d->moved);
+	check_near(r, d->moves_pages, (double)d->moved, slack, OTHER_PAGES,
+		   "migration_pairs' pages against the %ld pages numa_maps saw move", d->moved);
 }
 
 CHECK(moves_timed, .id = "numascan.consistency.numaremote.migration_pairs_timed",
@@ -749,8 +746,8 @@ CHECK(vmas_sum, .id = "numascan.consistency.numaremote.vmas_faults", .tool = "nu
 	if (!d || check_absent(r, d->faults, "numa_hint_faults"))
 		return;
 	slack = kprobe_slack(r, d->faults);
-	check_bounds(r, d->vma_faults, d->faults - slack, d->faults, slack,
-		     "the vmas rows' hint faults against numa_hint_faults");
+	check_near(r, d->vma_faults, d->faults, slack, 0,
+		   "the vmas rows' hint faults against numa_hint_faults");
 }
 
 CHECK(task_share, .id = "numascan.consistency.numaremote.task_faults", .tool = "numascan",
@@ -764,8 +761,8 @@ CHECK(task_share, .id = "numascan.consistency.numaremote.task_faults", .tool = "
 	if (!d || check_absent(r, d->faults, "numa_hint_faults") ||
 	    check_absent(r, d->task_faults, "numa_task_faults"))
 		return;
-	check_bounds(r, d->task_faults, 0.99 * d->faults, d->faults, 0.01 * d->faults,
-		     "numa_task_faults against %.0f hint faults", d->faults);
+	check_near(r, d->task_faults, d->faults, 0.01 * d->faults, 0,
+		   "numa_task_faults against %.0f hint faults", d->faults);
 }
 
 CHECK(vma_names, .id = "numascan.known.numaremote.vma_names", .tool = "numascan",

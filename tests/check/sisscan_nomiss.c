@@ -180,8 +180,9 @@ CHECK(nomiss_placements, .id = "sisscan.known.nomiss.placements", .tool = "sissc
 	if (!d || check_absent(r, d->run.placements, "placements"))
 		return;
 	/* the margin read against the narrower side */
-	check_bounds(r, d->run.placements, floor(0.95 * (double)d->run.wakeups), (double)d->run.wakeups + 10,
-		     10, "placements against wakeloop's %ld wakeups", d->run.wakeups);
+	check_near(r, d->run.placements, (double)d->run.wakeups,
+		   (double)d->run.wakeups - floor(0.95 * (double)d->run.wakeups), 10,
+		   "placements against wakeloop's %ld wakeups", d->run.wakeups);
 }
 
 CHECK(nomiss_unoccupied, .id = "sisscan.known.nomiss.placed_unoccupied", .tool = "sisscan",

@@ -53,6 +53,13 @@ struct wakeloop_data {
 };
 
 /*
+ * wakeloop's output at path ("wakeloop: pid ... wakeups N", "landed CPU N",
+ * "slept CPU N") into d's wakeups, landed[] and slept[]. 0, or -1 with a
+ * sentence in err.
+ */
+int wakeloop_read(const char *path, struct wakeloop_data *d, char *err, size_t errlen);
+
+/*
  * Sets the machine up as setup says, runs wakeloop to its end under
  * sisscan in tier (--comm wakeloop --linear), and reads both outputs and
  * the trace into d; name tags the files in check_env.work. 0, or -1 with

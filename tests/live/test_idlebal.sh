@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # idlebal on the host (tracepoint tier): the SCHED_IDLE overload scenario
-# against the kernel's events, and migrations by cause. The other
-# overloaded-while-idle scenarios are checks of the runner, written once
-# for the host and the guests (tests/check/idlebal_overload.c,
-# idlebal.known.overload.*).
+# against the kernel's events, and a SCHED_IDLE spinner's migrations. The
+# other overloaded-while-idle scenarios and the migrations by cause are
+# checks of the runner, written once for the host and the guests
+# (tests/check/idlebal_overload.c, idlebal_causes.c).
 source "$(dirname "$0")/lib.sh"
 ensure_tracefs
 
@@ -183,29 +183,7 @@ else
 	fail "idlebal: a SCHED_IDLE spinner's migrations are idle tasks'" "migrations '$moved', idle_tasks '$idle_moved', affinity '$affinity'"
 fi
 
-# Migrations by cause: wakeloop's sleeper moves itself onto CPU 1 before
-# each sleep (sched_setaffinity(): an affinity move when it is elsewhere)
-# and is woken by its waker, pinned to CPU 0. A spinner keeps CPU 1 busy,
-# so try_to_wake_up() mostly places it off CPU 1: a wakeup migration,
-# which the workload reports itself ("landed CPU N"). The causes follow
-# from its own count, whatever it is: how often SIS finds CPU 0 for it
-# depends on the two CPUs' load (clean-clone runs saw 967 and 25 of 1000).
-kind "known answer"
-spin -c 1
-start_tool "$WORK/wl.jsonl" "$WORK/wl.err" idlebal --json --comm wakeloop
-"$BUILD/workloads/wakeloop" -c 0 -p 1 -n 1000 >"$WORK/wl.out" 2>&1
-stop_tool
-stop_spinners
-landed=$(awk '$1 == "landed" && $2 != 1 { n += $3 } END { print n + 0 }' "$WORK/wl.out")
-read -r total wakeups affinity < <(jq -r 'select(.type == "summary") |
-	"\(.metrics.migrations.value) \([.migration_causes.rows[] | select(.cause == "wakeup") | .migrations] | add // 0) \(
-	[.migration_causes.rows[] | select(.cause == "affinity") | .migrations] | add // 0)"' "$WORK/wl.jsonl")
-if [ "$landed" -ge 20 ] && within "$wakeups" "$landed" 2 2 && within "$affinity" "$landed" 2 2; then
-	pass "idlebal: wakeloop: $wakeups wakeup migrations for the $landed wakeups that landed off CPU 1, $affinity affinity moves back (of $total migrations; 2% + 2)"
-else
-	fail "idlebal: wakeloop's migrations by cause" \
-		"wakeup '$wakeups', affinity '$affinity' of '$total'; the sleeper landed off CPU 1 $landed times: $(tr '\n' ' ' <"$WORK/wl.out")"
-fi
-kind consistency
-json_valid "idlebal --comm: the causes add up to migrations in every record" "$WORK/wl.jsonl"
+# Migrations by cause against wakeloop's own count, and the causes adding
+# up in every record: tests/check/idlebal_causes.c (idlebal.*.causes.*),
+# in the live suite's check run.
 finish

@@ -229,26 +229,16 @@ else
 	fail "-C selects the wakee by its last CPU" "-C 0: '$on0', -C 1: '$on1', slept on CPU 1: '${slept1:-0}'"
 fi
 
-# 4. Filter audit. ideal is the truth at the wakeup: no false positive or
-# negative by construction, so any is a bug in the accounting. The event
-# stream, recomputed in Python, must give the kernel's FP/FN exactly.
+# 4. Filter audit: the event stream, recomputed in Python, must give the
+# kernel's FP/FN exactly. (ideal's 0 FP / 0 FN and one audit per search:
+# tests/check/sisscan_audit.c, in the live suite's check run.)
 kind behaviour
 start_tool "$WORK/audit.jsonl" "$WORK/audit.err" sisscan --comm pingpong \
 	--filter ideal,unoccupied,unoccupied_tick,overloaded,delayed --events "$WORK/events.jsonl" --json -i 1 -d 300 --stats &&
 	"$B/pingpong" -s -n 10000 >/dev/null
 stop_tool
 check "sisscan --filter ideal,unoccupied,unoccupied_tick,overloaded,delayed --events exits 0" [ $status -eq 0 ]
-ideal=$(summary "$WORK/audit.jsonl" | jq -r '[.metrics.audits.value, .metrics.filter_ideal_fp.value, .metrics.filter_ideal_fn.value, .metrics.sis_search.value] | map(tostring) | join(" ")')
-read -r audits ideal_fp ideal_fn searches <<<"$ideal"
 kind consistency
-# One audit per search, exactly: a wakeup's counts all go to one counter
-# bank, and a reading takes whole banks (docs/json.md).
-if [ "${audits:-0}" -gt 0 ] && [ "$ideal_fp" = 0 ] && [ "$ideal_fn" = 0 ] &&
-	[ "$audits" = "$searches" ]; then
-	pass "filter ideal: 0 false positives, 0 false negatives over $audits audited wakeups (one per search: $searches)"
-else
-	fail "filter ideal reports no FP/FN" "audits '$audits' of '$searches' searches, fp '$ideal_fp' fn '$ideal_fn'"
-fi
 if out=$(/usr/bin/python3 "$ROOT/tests/check_events.py" "$WORK/events.jsonl" "$WORK/audit.jsonl"); then
 	pass "event stream recomputation = in-kernel FP/FN ($(echo "$out" | tr '\n' ';'))"
 else

@@ -11,7 +11,6 @@
 # Environment (set on the kernel command line, see run-guest.sh):
 #   SCHEDSCAN_TOOLS     comma list, default sisscan,idlebal,numascan
 #   SCHEDSCAN_MODES     comma list, default fentry,kprobe,tracepoint
-#   SCHEDSCAN_DURATION  seconds per tool run (--duration), default 3
 #   SCHEDSCAN_BIN       where the tools are, default /schedscan
 #   SCHEDSCAN_MUTATIONS comma list: run only the mutation selftest's checks,
 #                       once per mutation (test-build tools, lib/mutation.h)
@@ -30,9 +29,6 @@ BIN=${SCHEDSCAN_BIN:-/schedscan}
 WL=$BIN/workloads
 TOOLS=$(echo "${SCHEDSCAN_TOOLS:-sisscan,idlebal,numascan}" | tr ',' ' ')
 MODES=$(echo "${SCHEDSCAN_MODES:-fentry,kprobe,tracepoint}" | tr ',' ' ')
-DUR=${SCHEDSCAN_DURATION:-3}
-# hard limit for one tool run: load + attach under TCG can take a while
-TOOL_TIMEOUT=$((DUR + 90))
 W=/tmp/schedscan-tests
 mkdir -p "$W"
 
@@ -224,59 +220,8 @@ wait_bpf_state() {
 }
 
 # ---------------------------------------------------------------- workloads
-# fast_scans / restore_scans: NUMA scan passes every 100-200 ms (the
-# period's maximum at 200 ms, in debugfs or the older sysctl), and back.
-fast_scans() {
-    nb=/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms
-    [ -w "$nb" ] || nb=/proc/sys/kernel/numa_balancing_scan_period_max_ms
-    period_max=$(cat "$nb" 2>/dev/null)
-    [ -n "$period_max" ] && echo 200 >"$nb"
-}
-restore_scans() { [ -n "$period_max" ] && echo "$period_max" >"$nb"; }
 LOAD_PIDS=""
-start_load() {  # start_load TOOL
-    case "$1" in
-        sisscan)
-            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
-            LOAD_PIDS="$LOAD_PIDS $!" ;;
-        idlebal)
-            # a pinned spinner on each node, short-lived unpinned spinners that
-            # fork on one CPU and get spread (fork balancing, load/idle balance
-            # when they exit: sched_migrate_task), plus wakeups
-            for c in 0 4; do
-                "$WL/spinner" -c $c -s $((TOOL_TIMEOUT)) >/dev/null 2>&1 &
-                LOAD_PIDS="$LOAD_PIDS $!"
-            done
-            ( while :; do
-                  "$WL/spinner" -s 1 >/dev/null 2>&1 &
-                  "$WL/spinner" -s 1 >/dev/null 2>&1 &
-                  "$WL/spinner" -s 1 >/dev/null 2>&1 || exit
-                  wait
-              done ) &
-            LOAD_PIDS="$LOAD_PIDS $!"
-            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
-            LOAD_PIDS="$LOAD_PIDS $!" ;;
-        numascan)
-            # One memtouch for the whole run, with NUMA scan periods kept
-            # short. numascan's fentry attach takes 17-18 s on 6.1 under
-            # TCG, and a task whose hint faults stay local backs its scan
-            # period off towards scan_period_max (60 s by default): its
-            # scans fell inside the attach and none inside the tool's 3 s
-            # window, which saw no fault at all while the kernel counted
-            # 501334 hint faults over the 20 s run (a clean run, d3, and a
-            # CI run after a first fix that wrongly blamed memtouch's
-            # restarts). The ground-truth checks start a fresh memtouch
-            # after the attach, at the minimum period, so never saw it.
-            fast_scans
-            ( while :; do "$WL/memtouch" -t 4 -m 256 -s $((TOOL_TIMEOUT + 10)) >/dev/null 2>&1 || exit; done ) &
-            LOAD_PIDS="$LOAD_PIDS $!" ;;
-        *)
-            ( while :; do "$WL/pingpong" -n 20000 >/dev/null 2>&1 || exit; done ) &
-            LOAD_PIDS="$LOAD_PIDS $!" ;;
-    esac
-}
 stop_load() {
-    [ "$1" = numascan ] && restore_scans
     [ -n "$LOAD_PIDS" ] && kill $LOAD_PIDS 2>/dev/null
     # the loops' current children (this guest runs nothing else)
     for p in pingpong spinner memtouch wakeloop numaremote ownvmas; do
@@ -286,105 +231,52 @@ stop_load() {
     LOAD_PIDS=""
 }
 
-# ------------------------------------------------------ kernel ground truth
-# kstat (tests/workloads/kstat.c) prints "name value" lines of the kernel's own
-# counters. Diagnostics only: the deltas bracket the whole tool run (start-up
-# included), so they are an upper bound for what the tool could see.
-kstat_snap() {  # kstat_snap FILE
-    if [ -x "$WL/kstat" ]; then "$WL/kstat" > "$1" 2>/dev/null || : > "$1"; else : > "$1"; fi
-}
-kstat_names() {
-    case "$1" in
-        sisscan)  echo 'ttwu_count ttwu_local' ;;
-        idlebal)  echo 'lb_count lb_count_idle lb_count_busy lb_count_newidle' ;;
-        numascan) echo 'vmstat_numa_hint_faults vmstat_numa_hint_faults_local vmstat_numa_pte_updates vmstat_numa_pages_migrated vmstat_pgfault' ;;
-    esac
-}
-kstat_delta() {  # kstat_delta TOOL BEFORE AFTER -> "name +delta ..." or nothing
-    [ -s "$2" ] && [ -s "$3" ] || return 0
-    awk -v want=" $(kstat_names "$1") " '
-        NR == FNR { before[$1] = $2; next }
-        index(want, " " $1 " ") && ($1 in before) { printf "%s +%.0f  ", $1, $2 - before[$1] }
-        END { printf "\n" }' "$2" "$3"
-}
-
 # ---------------------------------------------------------------- the tests
-# run_tool TOOL MODE: one TAP line for the run, one for leftovers
-run_tool() {
-    tool=$1 mode=$2
-    desc="$tool --mode $mode"
-    out=$W/$tool-$mode.out err=$W/$tool-$mode.err
-    if [ ! -x "$BIN/$tool" ]; then
-        notok "$desc # $BIN/$tool missing from the initramfs"
-        notok "$desc: nothing left attached # not run"
-        return
-    fi
-    note "running: $tool --mode $mode --json --duration $DUR"   # names the culprit of a hang
-    before=$(bpf_state)
-    # The load runs from the moment the tool says it is tracing until its
-    # summary: with every CPU busy, the tool's attach took 28 s instead of
-    # 3 s, and its detach 9 s instead of 1 (idlebal --mode fentry, 6.18).
-    # numascan's load starts first: memtouch's pages must be in place and
-    # scanned for hint faults to fall in a 3 s window.
-    [ "$tool" = numascan ] && { start_load "$tool"; sleep 1; }
-    kstat_snap "$W/kstat.before"
-    t0=$(now)
-    : >"$W/ready"; : >"$W/run.rc"
-    # (its exit status through a file: stop_load waits for every child)
-    ( timeout "$TOOL_TIMEOUT" "$BIN/$tool" --mode "$mode" --json --duration "$DUR" --ready-fd 3 \
-          3>"$W/ready" >"$out" 2>"$err"
-      echo $? >"$W/run.rc" ) &
-    tpid=$!
-    while [ ! -s "$W/ready" ] && kill -0 $tpid 2>/dev/null; do sleep 0.1; done
-    [ "$tool" = numascan ] || start_load "$tool"
-    while ! grep -q '"type" *: *"summary"' "$out" && kill -0 $tpid 2>/dev/null; do sleep 0.2; done
-    stop_load "$tool"
-    wait $tpid
-    rc=$(cat "$W/run.rc"); rc=${rc:-1}
-    t1=$(now)
-    kstat_snap "$W/kstat.after"
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-
-    why=""
-    summary=$(json_summary "$out")
-    if [ $rc -ne 0 ]; then
-        if [ $rc -eq 143 ] || [ $rc -eq 124 ]; then
-            why="timed out after ${TOOL_TIMEOUT}s (exit $rc)"
-        else
-            why="exit status $rc"
-        fi
-    elif [ -z "$summary" ]; then
-        why="no \"type\":\"summary\" line on stdout"
+# run_judge TOOL MODE OUT ERR RC T0 BEFORE [WHY]: the checks of a tool's
+# run in a tier, made on the run of its brackets (bracket_run: the tool
+# attached, its load, a SIGINT): it ran and reported metrics of its tier
+# (one TAP line that names the run, for vmcheck's matrix), sisscan's SIS
+# probes, --list-metrics against what it reported, and nothing left
+# attached. WHY: the run failed before its load (the tool never said it
+# was tracing). Its variables are rj_*: bracket_judge reads the others.
+run_judge() {
+    rj_tool=$1 rj_mode=$2 rj_out=$3 rj_err=$4 rj_rc=$5 rj_t0=$6 rj_before=$7 rj_why=${8:-}
+    rj_desc="$rj_tool --mode $rj_mode"
+    rj_secs=$(awk -v a="$rj_t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+    rj_summary=$(json_summary "$rj_out")
+    if [ -n "$rj_why" ]; then
+        rj_why="exit status $rj_rc, $rj_why"
+    elif [ "$rj_rc" -ne 0 ]; then
+        rj_why="exit status $rj_rc"
+    elif [ -z "$rj_summary" ]; then
+        rj_why="no \"type\":\"summary\" line on stdout"
     else
-        pos=$(positive_metrics "$summary" "$mode")
-        [ -n "$pos" ] || why="no metric with tier $(tiers_for_mode "$mode") and value > 0"
+        rj_pos=$(positive_metrics "$rj_summary" "$rj_mode")
+        [ -n "$rj_pos" ] || rj_why="no metric with tier $(tiers_for_mode "$rj_mode") and value > 0"
     fi
-    kd=$(kstat_delta "$tool" "$W/kstat.before" "$W/kstat.after")
     KIND=behaviour
-    if [ -z "$why" ]; then
-        ok "$desc (${secs}s; $(echo $pos | tr ' ' ','))"
-        [ -n "$kd" ] && note "  kernel counters during the run: $kd"
+    if [ -z "$rj_why" ]; then
+        ok "$rj_desc (${rj_secs}s; $(echo $rj_pos | tr ' ' ','))"
     else
-        notok "$desc # $why"
-        note "  command: $tool --mode $mode --json --duration $DUR (${secs}s)"
-        [ -n "$kd" ] && note "  kernel counters during the run: $kd"
-        if [ -s "$err" ]; then note "  stderr:"; tail -n 15 "$err" | diag 15; fi
-        if [ -n "$summary" ]; then
+        notok "$rj_desc # $rj_why"
+        note "  command: $rj_tool --mode $rj_mode --json -i 600 -d 900 --stats ${BRACKET_ARGS:-}, stopped by SIGINT after its load (${rj_secs}s)"
+        if [ -s "$rj_err" ]; then note "  stderr:"; tail -n 15 "$rj_err" | diag 15; fi
+        if [ -n "$rj_summary" ]; then
             note "  summary metrics (name tier value estimated):"
-            json_metrics "$summary" | diag 30
-        elif [ -s "$out" ]; then
-            note "  stdout (last lines):"; tail -n 5 "$out" | cut -c1-400 | diag 5
+            json_metrics "$rj_summary" | diag 30
+        elif [ -s "$rj_out" ]; then
+            note "  stdout (last lines):"; tail -n 5 "$rj_out" | cut -c1-400 | diag 5
         fi
     fi
 
     # SIS always probes its target first (select_idle_sibling() S1), so a
     # wakeup with no available_idle_cpu() probe means the accounting is off
     # (tolerance 1% for early returns: WF_CURRENT_CPU, EAS).
-    if [ -z "$why" ] && [ "$tool" = sisscan ] && [ "$mode" != tracepoint ]; then
-        probes=$(printf '%s\n' "$summary" | grep -o '"idle_probes_per_wakeup":{"hist":{[^]]*')
+    if [ -z "$rj_why" ] && [ "$rj_tool" = sisscan ] && [ "$rj_mode" != tracepoint ]; then
+        probes=$(printf '%s\n' "$rj_summary" | grep -o '"idle_probes_per_wakeup":{"hist":{[^]]*')
         total=$(printf '%s\n' "$probes" | sed -n 's/.*"count":\([0-9]*\),"p50".*/\1/p')
         zero=$(printf '%s\n' "$probes" | sed -n 's/.*{"low":0,"high":0,"count":\([0-9]*\)}.*/\1/p')
-        search=$(json_metric "$summary" sis_search)
+        search=$(json_metric "$rj_summary" sis_search)
         stats=$(printf '%s\n' "$probes" | grep -o '"p50":[0-9]*,"p90":[0-9]*,"p99":[0-9]*,"max":[0-9]*')
         # The summary reads its counters one after another while wakeups
         # go on: the histogram may hold a few more samples than sis_search.
@@ -393,30 +285,30 @@ run_tool() {
         if [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -ge "${search:-0}" ] &&
            [ "$total" -le $((search + search / 1000 + 5)) ] &&
            [ $(( ${zero:-0} * 100 )) -le "$total" ]; then
-            ok "$desc: every SIS search probed (${total} searches, ${zero:-0} without a probe, $stats)"
+            ok "$rj_desc: every SIS search probed (${total} searches, ${zero:-0} without a probe, $stats)"
         else
-            notok "$desc: every SIS search probed # searches '$search', histogram count '$total', zero-probe '$zero'"
+            notok "$rj_desc: every SIS search probed # searches '$search', histogram count '$total', zero-probe '$zero'"
         fi
         # ping-pong on an otherwise idle guest: the wakee's previous CPU
         # (or the waker's) is idle, so SIS's fast path should decide.
         KIND="known answer"
-        fast=$(json_metrics "$summary" | awk '$1 == "sis_target_idle" || $1 == "sis_prev_idle" || $1 == "sis_recent_hit" { n += $3 } END { print n + 0 }')
+        fast=$(json_metrics "$rj_summary" | awk '$1 == "sis_target_idle" || $1 == "sis_prev_idle" || $1 == "sis_recent_hit" { n += $3 } END { print n + 0 }')
         if [ "${search:-0}" -gt 0 ] && [ $((fast * 10)) -ge $((search * 9)) ]; then
-            ok "$desc: idle guest, the fast path decides ($fast of $search searches: target, prev or recent idle)"
+            ok "$rj_desc: idle guest, the fast path decides ($fast of $search searches: target, prev or recent idle)"
         else
-            notok "$desc: idle guest, the fast path decides # $fast of '$search' searches"
+            notok "$rj_desc: idle guest, the fast path decides # $fast of '$search' searches"
         fi
     fi
 
-    list_check "$tool" "$mode" "$rc" "$summary"
+    list_check "$rj_tool" "$rj_mode" "$rj_rc" "$rj_summary"
 
     # nothing may stay attached/loaded once the tool has exited (nor
     # after --list-metrics)
     KIND=behaviour
-    if wait_bpf_state "$before"; then
-        ok "$desc: nothing left attached ($before)"
+    if wait_bpf_state "$rj_before"; then
+        ok "$rj_desc: nothing left attached ($rj_before)"
     else
-        notok "$desc: nothing left attached # before: $before after: $(bpf_state)"
+        notok "$rj_desc: nothing left attached # before: $rj_before after: $(bpf_state)"
         if [ "$HAVE_BPFTOOL" = 1 ]; then
             bpftool prog show 2>&1 | diag 20
         fi
@@ -585,7 +477,6 @@ load_spinners() {
     done
     wait $l1 $l2
 }
-load_numascan() { "$WL/memtouch" -t 4 -m 256 -s 3 >/dev/null 2>&1; }
 # Events of other processes fall in the edges (a scan pass of some
 # process's memory, 1500-1700 PTEs at once; 39 local hint faults): 8 s of
 # 256 MB make every count large against them (64 MB for 4 s: PTE updates
@@ -627,17 +518,21 @@ bracket_check() {
 # bracket_run TOOL MODE [NAME=PATH...]: the tool and the two cut kernel
 # reads around its load; its records in $W/bracket.out, the reads in
 # $W/kstat.a and $W/kstat.b, $steps and $rc for bracket_judge (1 if the
-# tool never said it was tracing: that is reported here).
+# tool never said it was tracing: that is reported here). The run's own
+# checks follow it (run_judge): each tool's one run in each tier.
 bracket_run() {
     tool=$1 mode=$2
     shift 2   # the rest: NAME=PATH hist files for kstat
     out=$W/bracket.out
     KIND="ground truth"
     if [ ! -x "$WL/kstat" ]; then notok "$tool --mode $mode brackets # kstat missing"; return 1; fi
+    note "running: $tool --mode $mode brackets"   # names the culprit of a hang
+    br_before=$(bpf_state)
+    br_t0=$(now)
     if ! tool_start "$out" "$W/bracket.err" "$tool" --mode "$mode" -i 600 -d 900 --stats ${BRACKET_ARGS:-}; then
-        notok "$tool --mode $mode brackets # the tool never said it was tracing"
-        tail -n 5 "$W/bracket.err" | diag 5
         kill -INT $tpid 2>/dev/null; wait $tpid
+        run_judge "$tool" "$mode" "$out" "$W/bracket.err" $? "$br_t0" "$br_before" \
+            "before it said it was tracing"
         return 1
     fi
     steps=ok
@@ -647,6 +542,7 @@ bracket_run() {
     kill -INT $tpid 2>/dev/null
     wait $tpid
     rc=$?
+    run_judge "$tool" "$mode" "$out" "$W/bracket.err" "$rc" "$br_t0" "$br_before"
     return 0
 }
 # bracket_judge METRIC COUNTER TOLERANCE: one check of the last bracket_run.
@@ -811,7 +707,7 @@ func_range() {
 }
 
 # -------------------------------------------------------------------- main
-note "guest $(uname -r): $(nproc) CPUs, tools: $TOOLS, modes: $MODES, duration ${DUR}s"
+note "guest $(uname -r): $(nproc) CPUs, tools: $TOOLS, modes: $MODES"
 [ "$HAVE_BPFTOOL" = 1 ] && note "bpftool: $(bpftool version 2>/dev/null | head -n 1)" \
     || note "bpftool not available: leftover check uses /proc/kallsyms + kprobes/list"
 
@@ -847,14 +743,55 @@ done
 # says why (SKIP) or fails; none vanishes.
 skip_vma=$TRACEFS/events/sched/sched_skip_vma_numa
 skip() { N=$((N + 1)); SKIPPED=$((SKIPPED + 1)); echo "ok $N - $(tagged "$1 # SKIP $2")"; }
-kprobe_bracket() {  # kprobe_bracket MODE METRIC EVENT "FUNCTION [ARGS]" [FILTER]
-    if kprobe_event_on "$3" "$4" "${5:-}"; then
-        bracket_check sisscan "$1" "$2" "${3}_hits" 2 "${3}_hits=$TRACEFS/events/schedscan/$3/hist"
-        kprobe_event_off "$3"
+# sis_brackets MODE: sisscan's function-tier counts, one run against three
+# kprobe events (ftrace, no BPF) counting the same calls:
+#   strf       select_task_rq_fair() calls;
+#   strf_ttwu  the wakeups among them (WF_TTWU = 0x08; wake_flags is the
+#              3rd argument, %dx on x86-64);
+#   aic        available_idle_cpu() calls made from inside
+#              select_task_rq_fair(), where every SIS stage is inlined: the
+#              caller is the return address on the stack at entry, kept
+#              when it lies in the function's text. (sisscan puts no
+#              kretprobe on available_idle_cpu: one would replace that
+#              return address by its trampoline.) 7.3 inlines
+#              available_idle_cpu() into choose_idle_cpu(), called once per
+#              candidate instead.
+sis_brackets() {
+    sb_mode=$1
+    probe_fn=available_idle_cpu
+    grep -q " $probe_fn\$" /proc/kallsyms || probe_fn=choose_idle_cpu
+    range=$(func_range select_task_rq_fair)
+    sb_hists="" sb_on=""
+    # sb_event NAME "FUNCTION [ARGS]" [FILTER]: one reference, or why not in sb_why_NAME
+    sb_event() {
+        if kprobe_event_on "$1" "$2" "${3:-}"; then
+            sb_hists="$sb_hists ${1}_hits=$TRACEFS/events/schedscan/$1/hist"
+            sb_on="$sb_on $1"
+        else
+            eval "sb_why_$1=\"cannot set the kprobe event '\$2' \${3:-}\""
+        fi
+    }
+    sb_why_aic=""
+    sb_event strf select_task_rq_fair
+    sb_event strf_ttwu "select_task_rq_fair wake_flags=%dx:u32" "if wake_flags & 8"
+    if [ -n "$range" ]; then
+        sb_event aic "$probe_fn caller=\$stack0:x64" "if caller >= 0x${range% *} && caller < 0x${range#* }"
     else
-        KIND="ground truth"
-        notok "sisscan $2 within the kernel's ${3}_hits (--mode $1) # cannot set the kprobe event '$4' ${5:-}"
+        sb_why_aic="no select_task_rq_fair text range in kallsyms"
     fi
+    # shellcheck disable=SC2086 # words intended
+    if bracket_run sisscan "$sb_mode" $sb_hists; then
+        for pair in select_task_rq_fair_calls:strf sis_search:strf_ttwu idle_probes:aic; do
+            metric=${pair%:*} event=${pair#*:}
+            case " $sb_on " in
+                *" $event "*) bracket_judge "$metric" "${event}_hits" 2 ;;
+                *) KIND="ground truth"
+                   eval "why=\$sb_why_$event"
+                   notok "sisscan $metric within the kernel's ${event}_hits (--mode $sb_mode) # $why" ;;
+            esac
+        done
+    fi
+    for event in $sb_on; do kprobe_event_off "$event"; done
 }
 run_brackets() {  # run_brackets MODES
     for mode in $1; do
@@ -862,27 +799,7 @@ run_brackets() {  # run_brackets MODES
             if [ "$mode" = tracepoint ]; then
                 bracket_check sisscan "$mode" wakeups ttwu_count 2
             else
-                kprobe_bracket "$mode" select_task_rq_fair_calls strf select_task_rq_fair
-                # Wakeups only (WF_TTWU = 0x08; wake_flags is the 3rd argument, %dx on x86-64).
-                kprobe_bracket "$mode" sis_search strf_ttwu "select_task_rq_fair wake_flags=%dx:u32" \
-                    "if wake_flags & 8"
-                # available_idle_cpu() calls made from inside select_task_rq_fair(),
-                # where every SIS stage is inlined: the caller is the return address
-                # on the stack at entry, kept when it lies in the function's text.
-                # (sisscan puts no kretprobe on available_idle_cpu: one would
-                # replace that return address by its trampoline.)
-                # 7.3 inlines available_idle_cpu() into choose_idle_cpu(),
-                # called once per candidate instead.
-                probe_fn=available_idle_cpu
-                grep -q " $probe_fn\$" /proc/kallsyms || probe_fn=choose_idle_cpu
-                range=$(func_range select_task_rq_fair)
-                if [ -n "$range" ]; then
-                    kprobe_bracket "$mode" idle_probes aic "$probe_fn caller=\$stack0:x64" \
-                        "if caller >= 0x${range% *} && caller < 0x${range#* }"
-                else
-                    KIND="ground truth"
-                    notok "sisscan idle_probes within available_idle_cpu() calls (--mode $mode) # no select_task_rq_fair text range in kallsyms"
-                fi
+                sis_brackets "$mode"
             fi ;;
         esac
         case " $TOOLS " in *" numascan "*)
@@ -1169,41 +1086,10 @@ run_checks() {
 }
 
 idlebal_checks() {
-    # Overloaded while idle (seed 001's rule): the runner's scenarios,
-    # written once for the host and the guests (tests/check/idlebal_overload.c).
-    run_checks --tier tracepoint --id 'idlebal.known.overload.*'
-
-    # Migrations by cause across LLCs: wakeloop's sleeper sleeps on CPU 4
-    # (LLC 4-7; it moves itself there before each sleep, an affinity move)
-    # and its waker, pinned to CPU 0, wakes it with WF_SYNC: wake_affine()
-    # takes the waker's CPU as target, and prev does not share its cache,
-    # so SIS places the sleeper in LLC 0-3: a wakeup migration across
-    # LLCs, which the workload reports itself ("landed CPU N").
-    KIND="known answer"
-    wl=$W/causes.wl
-    if tool_start "$W/causes.json" "$W/causes.err" idlebal --mode tracepoint --comm wakeloop -d 300; then
-        "$WL/wakeloop" -c 0 -p 4 -n 400 >"$wl" 2>&1
-    fi
-    kill -INT $tpid 2>/dev/null
-    wait $tpid
-    rc=$?
-    summary=$(json_summary "$W/causes.json")
-    landed=$(awk '$1 == "landed" && $2 != 4 { n += $3 } END { print n + 0 }' "$wl")
-    landed_llc0=$(awk '$1 == "landed" && $2 < 4 { n += $3 } END { print n + 0 }' "$wl")
-    causes=$(printf '%s\n' "$summary" | awk "$TABLE_AWK"'{
-        n = rows("migration_causes")
-        for (k = 1; k <= n; k++) printf "%s=%s ", field(row[k], "cause"), field(row[k], "migrations")
-    }')
-    wakeup=$(echo "$causes" | sed -n 's/.*wakeup=\([0-9]*\).*/\1/p')
-    affinity=$(echo "$causes" | sed -n 's/.*affinity=\([0-9]*\).*/\1/p')
-    desc="idlebal: wakeloop across LLCs: its wakeup placements are wakeup migrations, its moves back affinity"
-    if [ "$rc" = 0 ] && [ "$landed" -ge 200 ] && [ $((landed_llc0 * 10)) -ge $((landed * 9)) ] &&
-       within "${wakeup:-0}" "$landed" && within "${affinity:-0}" "$landed"; then
-        ok "$desc (wakeup ${wakeup}, affinity ${affinity} for $landed wakeups off CPU 4, $landed_llc0 of them in LLC 0-3; causes: $causes)"
-    else
-        notok "$desc # exit $rc: wakeup '${wakeup}', affinity '${affinity}' for $landed wakeups off CPU 4 ($landed_llc0 in LLC 0-3); causes: $causes; wakeloop: $(tr '\n' ' ' <"$wl")"
-    fi
-
+    # Overloaded while idle (seed 001's rule) and migrations by cause
+    # across LLCs: the runner's scenarios, written once for the host and
+    # the guests (tests/check/idlebal_overload.c, idlebal_causes.c).
+    run_checks --tier tracepoint --id 'idlebal.known.*,idlebal.consistency.*'
 }
 
 # ------------------------------------------------ numascan known answers
@@ -1259,9 +1145,6 @@ wl_count() {  # wl_count FILE landed|slept CPU
 within() {  # within A B: |A - B| <= 2% of B + 2
     [ $(( ($1 - $2) * 50 )) -le $(( $2 + 100 )) ] && [ $(( ($2 - $1) * 50 )) -le $(( $2 + 100 )) ]
 }
-within_abs() {  # within_abs A B SLACK: |A - B| <= SLACK
-    [ $(( $1 - $2 )) -le "$3" ] && [ $(( $2 - $1 )) -le "$3" ]
-}
 within_range() {  # within_range A LO HI: LO - (2% of LO + 2) <= A <= HI + 2% of HI + 2
     [ $(( ($3 - $1) * 50 )) -ge $(( -($3 + 100) )) ] && [ $(( ($1 - $2) * 50 )) -ge $(( -($2 + 100) )) ]
 }
@@ -1307,50 +1190,7 @@ scenario_verdict() {
 # the scheduler's features (SIS_UTIL off for full scans)
 FEATURES=/sys/kernel/debug/sched/features
 
-# Filter audit: ideal is the truth at each wakeup, so 0 FP and 0 FN by
-# construction, and every SIS search is audited once: consistency checks
-# of the audit's accounting, not of any filter.
-sis_audit() {  # MODE
-    mode=$1
-    filters=ideal,unoccupied_tick,overloaded,delayed
-    [ "$mode" = tracepoint ] || filters=ideal,unoccupied,unoccupied_tick,overloaded,delayed
-    desc="sisscan --mode $mode --filter $filters"
-    out=$W/audit.$mode.json
-    KIND=consistency
-    if tool_start "$out" "$W/audit.err" sisscan --mode "$mode" \
-        --filter $filters -d 300; then
-        load_sisscan
-    fi
-    kill -INT $tpid 2>/dev/null
-    wait $tpid
-    rc=$?
-    summary=$(json_summary "$out")
-    audits=$(json_metric "$summary" audits)
-    search=$(json_metric "$summary" sis_search)
-    fp=$(json_metric "$summary" filter_ideal_fp)
-    fn=$(json_metric "$summary" filter_ideal_fn)
-    counts=""
-    for f in unoccupied unoccupied_tick overloaded delayed; do
-        counts="$counts, $f fp=$(json_metric "$summary" filter_${f}_fp) fn=$(json_metric "$summary" filter_${f}_fn)"
-    done
-    note "  $mode audit: audits=$audits sis_search=$search$counts"
-    # The counters are copied CPU by CPU while wakeups go on: a wakeup
-    # in flight on each CPU may have one counted and not yet the other.
-    ncpus=$(nproc)
-    if [ "$rc" = 0 ] && [ "${audits:-0}" -gt 0 ] && [ "$fp" = 0 ] && [ "$fn" = 0 ] &&
-       [ "$audits" -ge $((search - ncpus)) ] && [ "$audits" -le $((search + ncpus)) ]; then
-        ok "$desc: ideal 0 FP / 0 FN over $audits audits (sis_search $search: one audit per search)"
-    else
-        notok "$desc: ideal 0 FP / 0 FN # exit $rc audits '$audits' sis_search '$search' fp '$fp' fn '$fn'"
-        tail -n 3 "$W/audit.err" | diag 3
-        grep -B 14 -e "-- END PROG LOAD LOG" -e "BPF program load failed" "$W/audit.err" | diag 40
-    fi
-}
-
-
-
 sis_checks() {
-    for mode in $MODES; do timed sis_audit "$mode"; done
     KIND=behaviour
     "$BIN/sisscan" --filter real -d 1 >/dev/null 2>"$W/real.err"
     rc=$?
@@ -1359,7 +1199,8 @@ sis_checks() {
     else
         notok "sisscan --filter real on a stock kernel # exit $rc: $(head -c 200 "$W/real.err")"
     fi
-    # no missed idle CPU (tests/check/sisscan_nomiss.c); wakeloop's known
+    # the filter audit's accounting (tests/check/sisscan_audit.c); no
+    # missed idle CPU (tests/check/sisscan_nomiss.c); wakeloop's known
     # answers, the tiers' agreement, the scan target without want_affine
     # and SIS_UTIL's effects (tests/check/sisscan_wakeloop.c, whose checks
     # fail when SIS_UTIL cannot be turned off)
@@ -2012,7 +1853,7 @@ elif [ "${SCHEDSCAN_FILTER_REAL_V4:-0}" = 1 ]; then
     timed sis_filter_real_checks SIS_FILTER_V4 unoccupied
 elif [ -n "${SCHEDSCAN_ONLY:-}" ]; then
     # a developer's narrowed boot (VM_CMDLINE=SCHEDSCAN_ONLY=...):
-    # FUNCTION[:ARG...] items, comma separated, e.g. sis_audit:fentry
+    # FUNCTION[:ARG...] items, comma separated, e.g. run_brackets:fentry
     for item in $(echo "$SCHEDSCAN_ONLY" | tr ',' ' '); do
         case $item in
             *:*) timed "${item%%:*}" $(echo "${item#*:}" | tr ':' ' ') ;;
@@ -2020,11 +1861,6 @@ elif [ -n "${SCHEDSCAN_ONLY:-}" ]; then
         esac
     done
 else
-    for tool in $TOOLS; do
-        for mode in $MODES; do
-            timed run_tool "$tool" "$mode"
-        done
-    done
     timed run_brackets "$MODES"
     case " $TOOLS " in *" sisscan "*) timed sis_checks ;; esac
     case " $TOOLS " in *" idlebal "*) timed idlebal_checks ;; esac

@@ -9,7 +9,7 @@
 #
 # Kernel command line knobs (they reach us as environment variables):
 #   SCHEDSCAN_TOOLS=sisscan,idlebal      SCHEDSCAN_MODES=fentry,kprobe
-#   SCHEDSCAN_DURATION=3                 SCHEDSCAN_SHELL=1 (interactive shell, no tests)
+#   SCHEDSCAN_SHELL=1 (interactive shell, no tests)
 #   SCHEDSCAN_PRINTK=3 (console loglevel: 3 = only oops/panic reach the console)
 #   SCHEDSCAN_RUN=NAME (run /schedscan/NAME instead of the tests: a script of
 #                       your own put in the static directory, for experiments)

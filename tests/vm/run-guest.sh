@@ -22,7 +22,7 @@
 #   VM_NUMA=0    one memory node, for VM_SMP layouts that do not split into
 #                CPUs 0-3 and 4-7 (make bench's LLC sizes)
 # Extra arguments are appended to the kernel command line, e.g.
-#   SCHEDSCAN_TOOLS=sisscan SCHEDSCAN_MODES=fentry SCHEDSCAN_DURATION=5 SCHEDSCAN_SHELL=1
+#   SCHEDSCAN_TOOLS=sisscan SCHEDSCAN_MODES=fentry SCHEDSCAN_SHELL=1
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -39,7 +39,7 @@ chmod 755 "$tmp/static/sisscan"
 set +e
 VM_KERNEL_CACHE="${VM_KERNEL_CACHE:-${SCHEDSCAN_BUILD:-$repo/build}/vm/kernels}" \
     VM_STATIC="$tmp/static" VM_OUT="$tmp/vm" VM_KERNELS="${VM_KERNELS:-6.12}" \
-    VM_TOOLS=sisscan VM_MODES=fentry VM_DURATION=2 \
+    VM_TOOLS=sisscan VM_MODES=fentry \
     "$here/vmcheck.sh" > "$tmp/vmcheck.out" 2>&1
 rc=$?
 set -e

@@ -21,7 +21,6 @@
 #   VM_OUT         output directory (default $SCHEDSCAN_BUILD/vm)
 #   VM_KERNEL_CACHE  kernel cache (default $SCHEDSCAN_BUILD/vm/kernels)
 #   VM_TOOLS, VM_MODES   comma lists passed to the guest (default all tools, all modes)
-#   VM_DURATION    --duration of each tool run in the guest (default 3)
 #   VM_CMDLINE     extra kernel command line words (e.g. "loglevel=7")
 #   VM_SMT=0       no SMT boots (default: one per kernel, -smp 8,sockets=2,cores=2,threads=2,
 #                  -cpu $VM_SMT_CPU (default Skylake-Server), running only the SMT stage checks);
@@ -29,6 +28,11 @@
 #   VM_UPDATE_FIXTURES=1  copy the captured files to tests/fixtures/{schedstat,vmstat}/debian-<series>.txt
 #   VM_SIS_FILTER=0  no boot of the SIS_FILTER kernel (tests/vm/build-patched-kernel.sh)
 #   VM_PATCHED_ONLY=1  only the SIS_FILTER kernel's two boots (no stock or SMT boots)
+#   VM_MUTANTS     a directory of the tools' test builds (build/static-test): the
+#                  mutation selftest's boot, queued with the others on 6.12
+#                  (tests/vm/selftest-mutations.sh judges its console log,
+#                  $VM_OUT/out/<kver>-mutations/console.log; vmcheck does not)
+#   VM_MUTANTS_ONLY=1  that boot alone (the selftest run by itself)
 #   VM_PATCHED_KERNEL_CACHE  its cache (default /var/cache/schedscan/kernels)
 #   VM_ACCEL, VM_CPU, VM_CONSOLE  passed to run-guest.sh
 set -euo pipefail
@@ -44,7 +48,7 @@ t_start=$(date +%s)
 
 # Variables that run fewer checks than the full suite: say so, loudly, so
 # a shrunken run is never mistaken for a full one.
-for v in VM_KERNELS VM_TOOLS VM_MODES VM_DURATION VM_PATCHED_ONLY VM_CMDLINE SCHEDSCAN_TOOLS; do
+for v in VM_KERNELS VM_TOOLS VM_MODES VM_PATCHED_ONLY VM_MUTANTS_ONLY VM_CMDLINE SCHEDSCAN_TOOLS; do
     if [ -n "${!v:-}" ]; then
         echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck" >&2
         echo "# WARNING: $v=${!v} narrows the guest tests; this is not a full vmcheck"
@@ -102,10 +106,25 @@ if ! "$here/mkinitramfs.sh" -s "$static" -o "$initrd" -k "$kcache" > "$out/mkini
 fi
 sed 's/^mkinitramfs/vmcheck/' "$out/mkinitramfs.log"
 
+# The mutation selftest's initramfs: the release tools but sisscan,
+# idlebal and numascan, which are their test builds.
+initrd_mutants=""
+if [ -n "${VM_MUTANTS:-}" ]; then
+    initrd_mutants=$out/initramfs-mutants.cpio.gz
+    rm -rf "$out/static-mutants"
+    mkdir -p "$out/static-mutants"
+    cp -a "$static/." "$out/static-mutants/"
+    if ! cp "$VM_MUTANTS/sisscan" "$VM_MUTANTS/idlebal" "$VM_MUTANTS/numascan" "$out/static-mutants/" ||
+       ! "$here/mkinitramfs.sh" -s "$out/static-mutants" -o "$initrd_mutants" -k "$kcache" > "$out/mkinitramfs-mutants.log" 2>&1; then
+        comment < "$out/mkinitramfs-mutants.log" 2>/dev/null || :
+        tap_notok "vmcheck: build the mutation selftest's initramfs from $VM_MUTANTS # see $out/mkinitramfs-mutants.log"
+        initrd_mutants=""
+    fi
+fi
+
 cmdline=()
 [ -n "${VM_TOOLS:-}" ] && cmdline+=("SCHEDSCAN_TOOLS=$VM_TOOLS")
 [ -n "${VM_MODES:-}" ] && cmdline+=("SCHEDSCAN_MODES=$VM_MODES")
-[ -n "${VM_DURATION:-}" ] && cmdline+=("SCHEDSCAN_DURATION=$VM_DURATION")
 # shellcheck disable=SC2206 # word splitting intended
 [ -n "${VM_CMDLINE:-}" ] && cmdline+=($VM_CMDLINE)
 
@@ -221,8 +240,10 @@ boot_job() {  # boot_job I: runs job I's guest, leaves rc and elapsed in its dir
     [ "$smp" = - ] && smp=${VM_SMP:-}
     [ "$cpu" = - ] && cpu=${VM_CPU:-}
     t0=$(date +%s)
+    local job_initrd=$initrd
+    [[ $label == *-mutations ]] && job_initrd=$initrd_mutants
     set +e
-    VM_SMP=$smp VM_CPU=$cpu VM_LOG=$gout/console.log "$here/run-guest.sh" "$kcache/$kver" "$initrd" \
+    VM_SMP=$smp VM_CPU=$cpu VM_LOG=$gout/console.log "$here/run-guest.sh" "$kcache/$kver" "$job_initrd" \
         "${cmdline[@]}" "$@" > "$gout/run-guest.log" 2>&1
     rc=$?
     set -e
@@ -275,6 +296,10 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
     extra=("$@")
     gout=$out/out/$label
     log=$gout/console.log
+    if [[ $label == *-mutations ]]; then
+        echo "vmcheck: $label: guest ran $(cat "$gout/elapsed")s, exit $(cat "$gout/rc"); its results are the mutation selftest's to judge (console log: $log)"
+        return
+    fi
     if [ "$kver" = @patched ]; then
         [ "$label" = @patched ] || return 0
         tap_notok "vmcheck: build the SIS_FILTER kernel # $(tail -n 3 "$out/build-patched-kernel.err" | tr '\n' ' ')"
@@ -382,14 +407,12 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
             'idlebal ilb_kicks \[' \
             'idlebal newidle_calls \[fentry\]' 'idlebal newidle_calls \[kprobe\]' \
             'idlebal --mode fentry --svg: three outcome bars' 'idlebal --mode kprobe --svg: three outcome bars' \
-            'idlebal: wakeloop across LLCs' \
             'numascan numa_hint_faults \[fentry\]' 'numascan numa_hint_faults \[kprobe\]' \
             'numascan numa_hint_faults_local \[fentry\]' 'numascan numa_hint_faults_local \[kprobe\]' \
             'numascan numa_pte_updates \[fentry\]' 'numascan numa_pte_updates \[kprobe\]' \
             'numascan numa_pages_migrated \[(tp_btf|raw_tp|tracepoint)\]' \
             'numascan numa_hint_fault_pages \[(tp_btf|raw_tp)\]' \
             'numascan numa_vma_skips' \
-            'sisscan --mode (fentry|kprobe|tracepoint) --filter ideal' \
             'sisscan --list-metrics: auto reports every metric the tracepoint tier does' \
             'idlebal --list-metrics: auto reports every metric the tracepoint tier does' \
             'numascan --list-metrics: auto reports every metric the tracepoint tier does' \
@@ -439,7 +462,7 @@ report_job() {  # report_job I: job I's results as TAP, its checks by name
 # last standard boot).
 SIS_FILTER_BOOT=0
 if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}${VM_KERNELS:-}" ] || [ "${VM_PATCHED_ONLY:-0}" = 1 ]; } &&
-   [ "${VM_SIS_FILTER:-1}" = 1 ]; then
+   [ "${VM_SIS_FILTER:-1}" = 1 ] && [ "${VM_MUTANTS_ONLY:-0}" != 1 ]; then
     SIS_FILTER_BOOT=1
     pcache=${VM_PATCHED_KERNEL_CACHE:-/var/cache/schedscan/kernels}
     VM_KERNEL_JOBS=${VM_KERNEL_JOBS:-$(nproc)} nice -n 19 "$here/build-patched-kernel.sh" "$pcache" \
@@ -453,28 +476,47 @@ trap 'pkill -P $$ 2>/dev/null || :; [ -z "${pbuild:-}" ] || pkill -P "$pbuild" 2
 # Two threads per core: the SMT boots and the v4 filter's boot.
 SMT_SMP=8,sockets=2,cores=2,threads=2
 SMT_CPU=${VM_SMT_CPU:-Skylake-Server}
+# An Intel model makes the guest kernel switch page tables at every kernel
+# entry (PTI, Meltdown), which costs TCG a TLB flush each time: the 6.1
+# SMT boot took 209 s with it and 173 s with mitigations=off (the -cpu max
+# boots, AMD to the guest, only use retpolines: no difference measured).
+# The scheduler's code and the tools' hooks are the same either way.
+SMT_ARGS=mitigations=off
 
 # The stock boots: one per kernel series, every tool in every tier. The
 # newest first, here and below: they run longest, and a long boot queued
 # last would leave the other slot idle at the end.
-if [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_SMT:-1}" != only ]; then
+if [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_SMT:-1}" != only ] && [ "${VM_MUTANTS_ONLY:-0}" != 1 ]; then
     while read -r series kver; do
         [ -n "$kver" ] && queue "$series" "$kver" "$kver" - -
     done < <(tac "$selected")
+fi
+
+# The mutation selftest's boot (VM_MUTANTS): about as long as an SMT boot,
+# so queued before them. Each mutation is switched on in turn
+# (guest-tests.sh, SCHEDSCAN_MUTATIONS).
+if [ -n "$initrd_mutants" ]; then
+    mkver=$(awk '$1 == "6.12" { print $2 }' "$selected")
+    if [ -n "$mkver" ]; then
+        queue 6.12 "$mkver" "$mkver-mutations" - - \
+            "SCHEDSCAN_MUTATIONS=$("$here/selftest-mutations.sh" --list)"
+    else
+        tap_notok "vmcheck: the mutation selftest's boot # no 6.12 kernel selected"
+    fi
 fi
 
 # The SMT boots: two threads per core, only the SMT stage checks (issue 9).
 # 6.1 shows the guest no SMT siblings with -cpu max (each CPU its own core);
 # with an Intel model's topology leaves it does, and so do the later kernels.
 if { [ -z "${VM_TOOLS:-}${VM_MODES:-}${VM_CMDLINE:-}" ] && [ "${VM_SMT:-1}" = 1 ] || [ "${VM_SMT:-1}" = only ]; } &&
-   [ "${VM_PATCHED_ONLY:-0}" != 1 ]; then
+   [ "${VM_PATCHED_ONLY:-0}" != 1 ] && [ "${VM_MUTANTS_ONLY:-0}" != 1 ]; then
     # The selection options' matrix (issue 32) in one boot: the newest kernel's.
     newest=$(awk 'NF == 2 { k = $2 } END { print k }' "$selected")
     while read -r series kver; do
         [ -n "$kver" ] || continue
         selection=""
         [ "$kver" = "$newest" ] && selection=SCHEDSCAN_SELECTION=1
-        queue "$series" "$kver" "$kver-smt" "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_SMT=1 $selection
+        queue "$series" "$kver" "$kver-smt" "$SMT_SMP" "$SMT_CPU" $SMT_ARGS SCHEDSCAN_SMT=1 $selection
     done < <(tac "$selected")
 fi
 
@@ -485,7 +527,7 @@ fi
 # Their kernel is named when its build is done: @patched until then.
 if [ "$SIS_FILTER_BOOT" = 1 ]; then
     queue 6.1 @patched @patched - - SCHEDSCAN_FILTER_REAL=1
-    queue 6.1 @patched @patched-v4 "$SMT_SMP" "$SMT_CPU" SCHEDSCAN_FILTER_REAL_V4=1
+    queue 6.1 @patched @patched-v4 "$SMT_SMP" "$SMT_CPU" $SMT_ARGS SCHEDSCAN_FILTER_REAL_V4=1
 fi
 PATCHED=""
 patched_ready() {  # 0 once the SIS_FILTER kernel is built and its jobs named
