@@ -23,8 +23,9 @@ tap_notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
 #   drop               perf's sched_waking and sched_migrate_task counts,
 #                      rusage faults (test_counts), per-process rows (test_tables),
 #                      idlebal's migration causes against wakeloop's own count
-#                      (the check runner's idlebal.*.causes.*), numascan's
-#                      skip reasons against bpftrace (test_numascan)
+#                      (the check runner's idlebal.*.causes.*), a SCHED_IDLE
+#                      spinner's migrations (test_idlebal), numascan's skip
+#                      reasons against bpftrace (test_numascan)
 #   shift-hist         idle_episode_ns against bpftrace's episodes (test_tables)
 #   count-as           missed_idle against the stays the workload saw (test_sisscan)
 #   freeze-filters     the delayed filter's known answer (test_sisscan)

@@ -60,6 +60,19 @@ static double cause_migrations(const struct jv *rec, const char *cause)
 	return sum;
 }
 
+/* One record's causes against its migrations, for causes_add_up. */
+static void add_up(struct causes_data *d, const struct jv *rec)
+{
+	double off = fabs(cause_migrations(rec, NULL) - record_metric(rec, "migrations"));
+
+	d->records++;
+	if (!(off == 0)) {
+		d->records_off++;
+		if (!(off <= d->worst_off))	/* NAN (a migrations metric missing) included */
+			d->worst_off = off;
+	}
+}
+
 /* The home CPU: the first online CPU outside CPU 0's LLC, or -1. */
 static int other_llc_cpu(void)
 {
@@ -78,7 +91,7 @@ static int causes_run(enum check_tier tier, void *data, char *err, size_t errlen
 	struct wakeloop_data wl;
 	struct records recs = { 0 };
 	struct tool_run tool;
-	const struct jv *s;
+	const struct jv *s, *rec;
 	char wl_out[300], home[16];
 	const char *args[] = { "-c", "0", "-p", home, "-n", NULL, NULL };
 	int status, ret = -1;
@@ -119,21 +132,9 @@ static int causes_run(enum check_tier tier, void *data, char *err, size_t errlen
 		errmsg(err, errlen, "idlebal wrote no summary (%s)", tool.out);
 		goto out;
 	}
-	for (size_t i = 0; i < recs.n; i++) {
-		const struct jv *type = jv_get(&recs.rec[i], "type");
-		double off;
-
-		if (!type || type->type != JV_STRING ||
-		    (strcmp(type->string, "interval") && strcmp(type->string, "summary")))
-			continue;
-		d->records++;
-		off = fabs(cause_migrations(&recs.rec[i], NULL) - record_metric(&recs.rec[i], "migrations"));
-		if (isnan(off) || off > 0) {
-			d->records_off++;
-			if (isnan(off) || !(off <= d->worst_off))
-				d->worst_off = off;
-		}
-	}
+	for (long k = 0; (rec = record_of_type(&recs, "interval", k)); k++)
+		add_up(d, rec);
+	add_up(d, s);
 	d->wakeups = wl.wakeups;
 	for (int cpu = 0; cpu < MAX_CPUS && cpu < t->nr_cpu_ids; cpu++) {
 		if (cpu == d->home)
@@ -162,7 +163,6 @@ static const struct scenario sc_causes = { "causes", sizeof(struct causes_data),
 static const struct causes_data *causes_get(struct check_run *r)
 {
 	const struct causes_data *d = scenario_get(r, &sc_causes);
-
 	long need;
 
 	if (!d)
